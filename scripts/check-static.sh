@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Static checks of the series, run by `make check` after scripts/apply.sh
+# (so $SRC holds the applied series).  Each check prints one KTAP result
+# line; the lines are also written to $STATIC_KTAP for scripts/report.sh.
+#
+#  - checkpatch.pl --strict --codespell --max-line-length=80 on each patch
+#  - Signed-off-by on each patch, cover letter filled in
+#  - shellcheck on scripts/, selftests/ and .ci/run
+#  - the selftest sources in selftests/ are identical to what the series
+#    adds under tools/testing/selftests/net/ (and every one is in it)
+#  - entries the series adds to net/Makefile, net/config, net/.gitignore
+#    and selftests/{Makefile,config,.gitignore} are in sorted order
+set -u
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+need_pkgs "${PKGS_CHECK[@]}"
+STATIC_KTAP=${STATIC_KTAP:-$CACHE/static.ktap}
+NETDIR=tools/testing/selftests/net
+: >"$STATIC_KTAP"
+n=0
+failed=0
+
+# result NAME RC [DETAILS FILE]
+result() {
+	local line
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		line="ok $n static: $1"
+	else
+		line="not ok $n static: $1"
+		failed=$((failed + 1))
+		[ -s "${3:-}" ] && sed 's/^/# /' "$3"
+	fi
+	echo "$line" | tee -a "$STATIC_KTAP"
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mapfile -t patches < <(series_patches)
+
+spell=$(dpkg -L codespell 2>/dev/null | grep -m1 'codespell_lib/data/dictionary.txt$')
+for p in "${patches[@]}"; do
+	name=${p##*/}
+	"$SRC/scripts/checkpatch.pl" --strict --codespell ${spell:+--codespellfile "$spell"} \
+		--max-line-length=80 --show-types -q "$p" >"$tmp/cp" 2>&1
+	rc=$?
+	# The MAINTAINERS reminder is answered by MAINTAINERS-snippet.
+	grep -q -e '^WARNING' -e '^ERROR' -e '^CHECK' "$tmp/cp" || rc=0
+	result "checkpatch $name" "$rc" "$tmp/cp"
+	grep -q '^Signed-off-by: ' "$p"
+	result "signed-off-by $name" $?
+done
+! grep -q -e '\*\*\* SUBJECT HERE' -e '\*\*\* BLURB HERE' "$TOP/patches/0000-cover-letter.patch" 2>/dev/null &&
+	[ -f "$TOP/patches/0000-cover-letter.patch" ]
+result "cover letter written" $?
+
+mapfile -t shells < <(cd "$TOP" && ls scripts/*.sh selftests/*.sh .ci/run 2>/dev/null)
+(cd "$TOP" && shellcheck -x -P selftests -e SC1091 "${shells[@]}") >"$tmp/sc" 2>&1
+result "shellcheck (${#shells[@]} scripts)" $? "$tmp/sc"
+
+# selftests/ <-> series.
+rc=0
+: >"$tmp/sync"
+shopt -s nullglob
+for f in "$TOP"/selftests/*.c "$TOP"/selftests/*.sh; do
+	[ -L "$f" ] && continue
+	dst=$SRC/$NETDIR/$(basename "$f")
+	if [ ! -f "$dst" ]; then
+		echo "${f#"$TOP"/} is not added by the series" >>"$tmp/sync"
+		rc=1
+	elif ! diff -u "$dst" "$f" >>"$tmp/sync"; then
+		rc=1
+	fi
+done
+result "selftests/ identical to the series" "$rc" "$tmp/sync"
+
+# Added entries must sit in order between their neighbours.
+sorted_added() {
+	local file=$1 added=$2 line prev next ln
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		ln=$(grep -nxF -- "$line" "$file" | head -n 1 | cut -d: -f1)
+		[ -n "$ln" ] || continue
+		prev=$(sed -n "$((ln - 1))p" "$file")
+		next=$(sed -n "$((ln + 1))p" "$file")
+		for pair in "$prev|$line" "$line|$next"; do
+			a=${pair%%|*}
+			b=${pair#*|}
+			# Only compare list items of the same shape.
+			[ "${a:0:1}" = "${b:0:1}" ] || continue
+			case "$a$b" in *'end of'* | *':='* | '#'*) continue ;; esac
+			if [[ "$a" > "$b" ]]; then
+				echo "$file: '$a' before '$b'"
+				return 1
+			fi
+		done
+	done <"$added"
+}
+rc=0
+: >"$tmp/sort"
+for f in $NETDIR/Makefile $NETDIR/config $NETDIR/.gitignore; do
+	git -C "$SRC" diff "$BASE_BRANCH..$SERIES_BRANCH" -- "$f" |
+		sed -n 's/^+\([^+]\)/\1/p' >"$tmp/added"
+	LC_ALL=C sorted_added "$SRC/$f" "$tmp/added" >>"$tmp/sort" || rc=1
+done
+for f in selftests/config selftests/.gitignore; do
+	LC_ALL=C sort -c "$TOP/$f" >>"$tmp/sort" 2>&1 || rc=1
+done
+LC_ALL=C awk '/:= \\$/ { inlist = 1; prev = ""; next }
+	/^# end/ { inlist = 0 }
+	inlist { if (prev != "" && prev > $1) { print FILENAME ": " prev " before " $1; bad = 1 }
+		 prev = $1 }
+	END { exit bad }' "$TOP/selftests/Makefile" >>"$tmp/sort" || rc=1
+result "Makefile, config and .gitignore entries sorted" "$rc" "$tmp/sort"
+
+log "static checks: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

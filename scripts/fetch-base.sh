@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Step 1: provide the base kernel tree as a git repository in $SRC with the
+# branch $BASE_BRANCH.
+#
+#  KSRC=/path/to/net-next: a shared clone of the user's tree (their checkout,
+#                          branches and index are never written to).
+#  otherwise:              the newest Debian linux-source-7.x package,
+#                          downloaded through a private apt state directory
+#                          whose mirror is taken from this machine's own apt
+#                          configuration, imported as one base commit.
+# Both are cached in $CACHE; after the first run this step works offline.
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+from_ksrc() {
+	local head
+	git -C "$KSRC" rev-parse --git-dir >/dev/null 2>&1 ||
+		die "KSRC=$KSRC is not a git tree"
+	if [ ! -f "$KSRC/Makefile" ] || [ ! -f "$KSRC/net/ipv4/devinet.c" ]; then
+		die "KSRC=$KSRC is not a kernel tree (no net/ipv4/devinet.c)"
+	fi
+	[ -z "$(git -C "$KSRC" status --porcelain --untracked-files=no)" ] ||
+		die "KSRC=$KSRC has uncommitted changes; commit or stash them first"
+	head=$(git -C "$KSRC" rev-parse HEAD)
+	if [ -d "$SRC/.git" ] && [ "$(cat "$SRC/.git/netseries-origin" 2>/dev/null)" != "$KSRC" ]; then
+		die "$SRC holds another base; use another CACHE= or remove $SRC"
+	fi
+	if [ ! -d "$SRC/.git" ]; then
+		log "shared clone of $KSRC into $SRC"
+		git clone -q --shared --no-checkout "$KSRC" "$SRC"
+		echo "$KSRC" >"$SRC/.git/netseries-origin"
+	fi
+	git -C "$SRC" fetch -q "$KSRC" "$head"
+	git -C "$SRC" branch -f "$BASE_BRANCH" "$head"
+	git -C "$SRC" describe --always "$head" >"$CACHE/base-version"
+	log "base: $KSRC at $(cat "$CACHE/base-version")"
+}
+
+# The Debian archive URI this machine already uses, from its apt sources.
+apt_mirror() {
+	local uri
+	# shellcheck disable=SC2016 # $(REPO_URI) is apt's format, not ours
+	uri=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
+		grep -v -e security -e '^$' | grep '/debian/\?$' | head -n 1)
+	[ -n "$uri" ] || die "no Debian mirror found in this machine's apt configuration"
+	echo "${uri%/}"
+}
+
+APT_DIR=$CACHE/apt
+apt_private() {
+	local cmd=$1
+	shift
+	"$cmd" -o Dir::State="$APT_DIR" -o Dir::State::lists="$APT_DIR/lists" \
+		-o Dir::State::status=/dev/null -o Dir::Cache="$APT_DIR/cache" \
+		-o Dir::Etc::SourceList="$APT_DIR/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Debug::NoLocking=1 "$@"
+}
+
+download_deb() {
+	local mirror suite pkg ver deb
+	# Suites that carry kernels newer than this machine's release.
+	local suites=${BASE_SUITES:-"unstable experimental trixie-backports forky-backports"}
+
+	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$CACHE/dl"
+	mirror=$(apt_mirror)
+	for suite in $suites; do
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
+	done >"$APT_DIR/sources.list"
+	log "private apt lists for: $suites"
+	# A suite that does not exist (yet) is not an error as long as one is found.
+	apt_private apt-get -qq update >/dev/null 2>&1 || true
+	pkg=$(apt_private apt-cache search --names-only "$BASE_PKG_RE" 2>/dev/null |
+		cut -d' ' -f1 | sort -V | tail -n 1)
+	[ -n "$pkg" ] || die "no $BASE_PKG_RE package found (no reachable package mirror?)"
+	ver=
+	for v in $(apt_private apt-cache madison "$pkg" | awk -F'|' '{ print $2 }'); do
+		if [ -z "$ver" ] || dpkg --compare-versions "$v" gt "$ver"; then ver=$v; fi
+	done
+	log "newest base package: $pkg $ver"
+	deb=$(find "$CACHE/dl" -name "${pkg}_${ver//:/%3a}_all.deb" | head -n 1)
+	if [ -z "$deb" ]; then
+		(cd "$CACHE/dl" && apt_private apt-get -qq download "$pkg=$ver" 2>/dev/null) ||
+			die "download of $pkg=$ver failed"
+		deb=$(find "$CACHE/dl" -name "${pkg}_*_all.deb" -newer "$APT_DIR/sources.list" | head -n 1)
+	fi
+	[ -n "$deb" ] || die "download of $pkg=$ver left no file"
+	echo "$pkg $ver $deb"
+}
+
+from_debian() {
+	local pkg ver deb tmp tarball
+	if [ -d "$SRC/.git" ] && git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null; then
+		log "base cached: $(cat "$CACHE/base-version")"
+		return 0
+	fi
+	need_pkgs git xz-utils
+	read -r pkg ver deb < <(download_deb)
+	tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
+	log "extracting $deb"
+	dpkg-deb -x "$deb" "$tmp"
+	tarball=$(find "$tmp/usr/src" -name 'linux-source-*.tar.xz' | head -n 1)
+	[ -n "$tarball" ] || die "$deb holds no linux-source tarball"
+	rm -rf "$SRC"
+	mkdir -p "$SRC"
+	tar -C "$SRC" --strip-components=1 -xJf "$tarball"
+	rm -rf "$tmp"
+	log "importing into git"
+	git -C "$SRC" init -q -b "$BASE_BRANCH"
+	git -C "$SRC" add -A -f
+	git -C "$SRC" -c core.hooksPath=/dev/null commit -q \
+		-m "Linux $(src_kernelversion) (Debian $pkg $ver)" \
+		-m "Imported unmodified from the Debian package as the stand-in base."
+	echo "Debian $pkg $ver" >"$CACHE/base-version"
+	log "base: $(cat "$CACHE/base-version")"
+}
+
+mkdir -p "$CACHE"
+if [ -n "${KSRC:-}" ]; then
+	from_ksrc
+else
+	from_debian
+fi

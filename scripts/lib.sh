@@ -1,0 +1,89 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the proof loop: fetch base -> apply -> build -> boot/run
+# -> report.  Sourced by every scripts/*.sh; not executable on its own.
+
+# shellcheck disable=SC2034  # variables are used by the sourcing scripts
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${CACHE:-/var/cache/netseries}
+# The kernel tree the series is applied to: our import of the Debian base,
+# or a shared clone of the user's KSRC (the user's tree is never touched).
+SRC=${SRC:-$CACHE/src}
+BUILD=${BUILD:-$CACHE/build}
+RUNS=${RUNS:-$CACHE/runs}
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+JOBS=${JOBS:-$(nproc)}
+# The newest Debian linux-source-7.x is the stand-in for net-next.
+BASE_PKG_RE=${BASE_PKG_RE:-'^linux-source-7\.[0-9]+$'}
+# Branch names inside $SRC.
+BASE_BRANCH=netseries-base
+SERIES_BRANCH=netseries
+
+_t0=${_t0:-$(date +%s)}
+export _t0
+
+log() {
+	printf '[%4ss] %s\n' "$(($(date +%s) - _t0))" "$*" >&2
+}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# step NAME CMD...: run one step of the loop and print its elapsed time.
+step() {
+	local name=$1 t rc
+	shift
+	t=$(date +%s)
+	log "== $name"
+	"$@"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		log "== $name: done in $(($(date +%s) - t))s"
+	else
+		log "== $name: FAILED (rc=$rc) in $(($(date +%s) - t))s"
+	fi
+	return "$rc"
+}
+
+# need_pkgs PKG...: install the Debian packages that are missing (idempotent).
+need_pkgs() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages (run as root or install): ${missing[*]}"
+	log "installing: ${missing[*]}"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; then
+		apt-get update -qq >/dev/null 2>&1 || die "apt-get update failed: no reachable package mirror?"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+			die "could not install: ${missing[*]}"
+	fi
+}
+
+# Packages the host needs for each step.
+PKGS_BUILD=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio git
+	xz-utils rsync file)
+PKGS_VM=(qemu-system-x86)
+PKGS_SELFTESTS=(iproute2 ethtool iputils-ping)
+PKGS_CHECK=(shellcheck codespell sparse python3-yaml perl)
+
+# The kernel release of the tree in $SRC, e.g. 7.3.4.
+src_kernelversion() {
+	make -s -C "$SRC" kernelversion 2>/dev/null
+}
+
+# sha256 over files (missing files hash as empty), for stamps.
+hash_files() {
+	cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1
+}
+
+# The kernel series: patches/*.patch without the cover letter.
+series_patches() {
+	find "$TOP/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-*' | sort
+}

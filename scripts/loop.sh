@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The proof loop: base tree -> git am -> kernel build -> VM boot -> selftests.
+#
+#   scripts/loop.sh run     `make`: fetch, apply, build, boot, run, report
+#   scripts/loop.sh check   `make check`: the same with the static checks
+#                           after the apply step; their results are part of
+#                           the final "N passed, N failed" line.
+set -u
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-run}
+S=$TOP/scripts
+STATIC_KTAP=$CACHE/static.ktap
+export STATIC_KTAP
+rm -f "$STATIC_KTAP"
+
+fail() {
+	# Keep the contract: the last line is the summary, even on early exit.
+	log "$1"
+	"$S/report.sh" /nonexistent-run 2>/dev/null | tail -n 1
+	exit 1
+}
+
+log "base: ${KSRC:-Debian linux-source (newest 7.x)}, cache: $CACHE"
+step "fetch base" "$S/fetch-base.sh" || fail "could not get the base tree"
+step "apply series" "$S/apply.sh" || fail "the series does not apply"
+static_rc=0
+if [ "$mode" = check ]; then
+	step "static checks" "$S/check-static.sh" || static_rc=1
+fi
+step "build kernel" "$S/build.sh" || fail "the kernel does not build"
+rc=0
+step "boot and run selftests" "$S/run-tests.sh" || rc=$?
+log "total: $(($(date +%s) - _t0))s"
+[ "$static_rc" -eq 0 ] || rc=1
+exit "$rc"

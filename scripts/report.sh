@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Step 5: turn a run's KTAP output (and the static checks' results, when
+# $RESULTS/static.ktap exists) into a per-test table and the summary line
+# "N passed, N failed, N skipped".  Exit 1 if anything failed or nothing ran.
+#
+#   scripts/report.sh [RUN_DIR]      (default: $RUNS/latest)
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+run=${1:-$RUNS/latest}
+files=()
+[ -f "${STATIC_KTAP:-/nonexistent}" ] && files+=("$STATIC_KTAP")
+[ -f "$run/output" ] && files+=("$run/output")
+if [ ${#files[@]} -eq 0 ]; then
+	echo "no results in $run"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# Top-level KTAP results ("ok N selftests: DIR: NAME [# SKIP ...]"), not the
+# nested ones a test prints behind "# ".
+awk '
+/^(not )?ok [0-9]+ / {
+	ok = ($1 == "ok")
+	line = $0
+	sub(/^(not )?ok [0-9]+ /, "", line)
+	name = line
+	sub(/ # .*/, "", name)
+	sub(/^selftests: [^:]*: /, "", name)
+	res = ok ? "PASS" : "FAIL"
+	if (ok && line ~ /# (SKIP|skip)/)
+		res = "SKIP"
+	if (!ok && line ~ /# (TIMEOUT)/)
+		res = "FAIL (timeout)"
+	printf "  %-58s %s\n", name, res
+	if (res == "PASS") p++
+	else if (res == "SKIP") s++
+	else f++
+}
+END {
+	printf "%d passed, %d failed, %d skipped\n", p, f, s
+	exit (f > 0 || p + f == 0)
+}' "${files[@]}"

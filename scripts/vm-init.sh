@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the test VM (see scripts/vm-run.sh).  The root is the host's file
+# system, read-only over virtio-9p; the 9p share "out" is writable and holds
+# the command to run ("cmd") and receives its output, exit code and dmesg.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp TERM=dumb LANG=C.UTF-8
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /run/out /run/netns /tmp/var-tmp
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 out /run/out
+ip link set lo up
+hostname netseries-vm 2>/dev/null
+
+echo "vm: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
+bash /run/out/cmd 2>&1 | tee /run/out/output
+rc=${PIPESTATUS[0]}
+dmesg >/run/out/dmesg
+echo "$rc" >/run/out/rc
+sync
+echo "vm: command exited with $rc"
+poweroff -f 2>/dev/null
+echo o >/proc/sysrq-trigger
+sleep 10

@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the VM (scripts/run-tests.sh passes it to scripts/vm-run.sh):
+# the series' selftests through the kselftest runner (KTAP), then the
+# upstream selftests named in $UPSTREAM_TESTS, built on the host into
+# $UPSTREAM_OUT.  Each upstream entry is PROGRAM or SCRIPT:ARGS.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+make -C "$TOP/selftests" --no-print-directory run_tests
+
+[ -n "${UPSTREAM_TESTS:-}" ] || exit 0
+netdir=$SRC/tools/testing/selftests/net
+BASE_DIR=$SRC/tools/testing/selftests
+export BASE_DIR
+. "$BASE_DIR/kselftest/runner.sh"
+export kselftest_default_timeout=3600
+# Wrappers in a writable directory: the runner runs ./NAME from its dir.
+wrap=/tmp/upstream
+mkdir -p "$wrap"
+tests=()
+for t in $UPSTREAM_TESTS; do
+	name=${t%%:*}
+	args=
+	[ "$name" = "$t" ] || args=${t#*:}
+	if [ -x "$UPSTREAM_OUT/$name" ]; then
+		bin=$UPSTREAM_OUT/$name
+	else
+		bin=$netdir/$name
+	fi
+	w=$wrap/${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}
+	printf '#!/bin/bash\ncd %q && exec %q %s\n' "$netdir" "$bin" "${args:+-t $args}" >"$w"
+	chmod +x "$w"
+	tests+=("$w")
+done
+cd "$wrap" && run_many "${tests[@]}"

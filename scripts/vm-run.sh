@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Step 4: boot the built kernel under QEMU (TCG: no KVM on these machines)
+# and run one command inside, in the current directory, as root.
+#
+#   scripts/vm-run.sh [CMD ARGS...]     (default: make -C selftests run_tests)
+#
+# The guest's root is the host's, read-only over virtio-9p, so everything the
+# command needs (selftest binaries, iproute2, ...) is built on the host first.
+# A second, writable 9p share carries the command in and the results out into
+# $RUNS/<timestamp>/ (output, rc, dmesg, serial.log).  Exit code: the
+# command's; 124 if the VM timed out; 1 if the guest log shows a kernel
+# BUG/WARNING/Oops/KASAN/lockdep report, whatever the command returned.
+# Runs are serialized with a lock: two QEMUs on 2 cores slow each other 4-5x.
+#
+# Environment: KERNEL (bzImage), VM_TIMEOUT (s, default 2400), VM_MEM,
+# VM_CPUS, VM_ENV (names of variables to pass into the guest).
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+KERNEL=${KERNEL:-$BUILD/arch/x86/boot/bzImage}
+VM_TIMEOUT=${VM_TIMEOUT:-2400}
+VM_MEM=${VM_MEM:-2G}
+VM_CPUS=${VM_CPUS:-2}
+
+[ -f "$KERNEL" ] || die "no kernel at $KERNEL (run scripts/build.sh)"
+need_pkgs "${PKGS_VM[@]}"
+[ $# -gt 0 ] || set -- make -C "$TOP/selftests" run_tests
+
+mkdir -p "$RUNS"
+out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S).XXXX")
+{
+	echo "cd $(printf '%q' "$PWD") || exit 1"
+	for v in ${VM_ENV:-}; do
+		[ -n "${!v+x}" ] && echo "export $v=$(printf '%q' "${!v}")"
+	done
+	printf '%q ' "$@"
+	echo
+} >"$out/cmd"
+chmod 0777 "$out"
+
+exec 9>"$CACHE/vm.lock"
+if ! flock -n 9; then
+	log "waiting for another VM run to finish"
+	flock 9
+fi
+
+ln -sfn "$out" "$RUNS/latest"
+log "booting $(basename "$KERNEL") ($(file -b "$KERNEL" | grep -o 'version [^ ]*' || true)), results: $out"
+rootflags=trans=virtio,version=9p2000.L,access=any,msize=524288,cache=loose
+rc=0
+timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
+	-accel tcg -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
+	-nographic -no-reboot -monitor none -serial "file:$out/serial.log" \
+	-kernel "$KERNEL" \
+	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm-init.sh" \
+	-fsdev local,id=root,path=/,readonly=on,security_model=none,multidevs=remap \
+	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
+	-fsdev local,id=out,path="$out",security_model=none \
+	-device virtio-9p-pci,fsdev=out,mount_tag=out \
+	</dev/null >"$out/qemu.log" 2>&1 &
+qpid=$!
+# Show the console live.
+tail -n +1 -s 0.5 -f --pid="$qpid" "$out/serial.log" 2>/dev/null || true
+wait "$qpid" || rc=$?
+exec 9>&-
+
+if [ "$rc" -eq 124 ]; then
+	log "VM timed out after ${VM_TIMEOUT}s (serial log: $out/serial.log)"
+	exit 124
+fi
+if [ ! -f "$out/rc" ]; then
+	cat "$out/qemu.log" >&2
+	log "VM ended without a result (qemu rc=$rc, serial log: $out/serial.log)"
+	exit 1
+fi
+rc=$(cat "$out/rc")
+splat='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|unreferenced object|Call Trace:'
+if grep -Eq "$splat" "$out/serial.log" "$out/dmesg"; then
+	grep -E -m 10 "$splat" "$out/serial.log" "$out/dmesg" >&2
+	log "kernel splat in the guest log: failing the run (dmesg: $out/dmesg)"
+	exit 1
+fi
+exit "$rc"
