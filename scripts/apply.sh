@@ -8,7 +8,8 @@
 #
 # Extra patches (e.g. a mutation used to prove that a test fails) can be
 # appended with EXTRA_PATCHES="a.patch b.patch"; they are applied with
-# `git apply` and left uncommitted on top of the series.
+# `git apply` and left uncommitted on top of the series.  SKIP_SERIES=1
+# leaves the series out (the base kernel, to show that the tests fail there).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,7 @@ git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null ||
 	die "$SRC has no branch $BASE_BRANCH (run scripts/fetch-base.sh)"
 
 mapfile -t patches < <(series_patches)
+[ "${SKIP_SERIES:-0}" = 1 ] && patches=()
 extra=()
 for p in ${EXTRA_PATCHES:-}; do
 	extra+=("$(realpath "$p")")

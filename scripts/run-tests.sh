@@ -34,6 +34,9 @@ for t in $UPSTREAM_TESTS; do
 done
 
 rc=0
-VM_ENV="UPSTREAM_TESTS UPSTREAM_OUT" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
-"$TOP/scripts/report.sh" "$RUNS/latest" || rc=1
+mkdir -p "$RUNS"
+VM_OUT=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")
+export VM_OUT
+VM_ENV="RUN_OURS UPSTREAM_TESTS UPSTREAM_OUT" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
+"$TOP/scripts/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

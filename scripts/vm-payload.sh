@@ -3,11 +3,14 @@
 # Runs inside the VM (scripts/run-tests.sh passes it to scripts/vm-run.sh):
 # the series' selftests through the kselftest runner (KTAP), then the
 # upstream selftests named in $UPSTREAM_TESTS, built on the host into
-# $UPSTREAM_OUT.  Each upstream entry is PROGRAM or SCRIPT:ARGS.
+# $UPSTREAM_OUT.  Each upstream entry is PROGRAM or SCRIPT:TESTNAME.
+# RUN_OURS=0 runs the upstream ones only.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-make -C "$TOP/selftests" --no-print-directory run_tests
+if [ "${RUN_OURS:-1}" = 1 ]; then
+	make -C "$TOP/selftests" --no-print-directory run_tests
+fi
 
 [ -n "${UPSTREAM_TESTS:-}" ] || exit 0
 netdir=$SRC/tools/testing/selftests/net

@@ -14,7 +14,9 @@
 # Runs are serialized with a lock: two QEMUs on 2 cores slow each other 4-5x.
 #
 # Environment: KERNEL (bzImage), VM_TIMEOUT (s, default 2400), VM_MEM,
-# VM_CPUS, VM_ENV (names of variables to pass into the guest).
+# VM_CPUS, VM_ENV (names of variables to pass into the guest), VM_OUT
+# (results directory; default a new one under $RUNS, also linked as
+# $RUNS/latest).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +31,8 @@ need_pkgs "${PKGS_VM[@]}"
 [ $# -gt 0 ] || set -- make -C "$TOP/selftests" run_tests
 
 mkdir -p "$RUNS"
-out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S).XXXX")
+out=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S).XXXX")}
+mkdir -p "$out"
 {
 	echo "cd $(printf '%q' "$PWD") || exit 1"
 	for v in ${VM_ENV:-}; do
@@ -38,6 +41,7 @@ out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S).XXXX")
 	printf '%q ' "$@"
 	echo
 } >"$out/cmd"
+: >"$out/output"
 chmod 0777 "$out"
 
 exec 9>"$CACHE/vm.lock"
@@ -61,8 +65,8 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
 	</dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
-# Show the console live.
-tail -n +1 -s 0.5 -f --pid="$qpid" "$out/serial.log" 2>/dev/null || true
+# Show the command's output live (the guest tees it into the share).
+tail -n +1 -s 0.5 -f --pid="$qpid" "$out/output" 2>/dev/null || true
 wait "$qpid" || rc=$?
 exec 9>&-
 

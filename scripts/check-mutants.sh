@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Prove that the selftests fail where they must (`make check-mutants`):
+#
+#   base    the base kernel without the series: ifa_flush.sh must fail
+#           (IFA_F_FLUSH is ignored there, so the primary's secondaries are
+#           promoted);
+#   mutant  the series plus the throwaway patches in scripts/mutations/
+#           (packet_set_ring() does not hook the socket again; the kernel
+#           ignores ip_early_demux): psock_ring_bind.sh and
+#           ip_early_demux.sh must fail.
+#
+# The mutations are applied with `git apply` by scripts/apply.sh and are
+# never part of the series.  Each test's full output is kept in the run
+# directory; the summary says which tests failed as expected.  The tree is
+# left with the variant last built: the next `make` re-applies the series.
+set -u
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+S=$TOP/scripts
+rc=0
+expect_fail() {
+	local variant=$1 tests=$2 out t r
+	shift 2
+	step "apply ($variant)" env "$@" "$S/apply.sh" || return 1
+	step "build ($variant)" "$S/build.sh" || return 1
+	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null ||
+		return 1
+	out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-$variant.XXXX")
+	# One line per test: "result <name> <exit code>".
+	VM_OUT=$out "$S/vm-run.sh" bash -c \
+		"cd '$TOP/selftests' && for t in $tests; do ./\$t; echo \"result \$t \$?\"; done" \
+		>/dev/null 2>&1
+	for t in $tests; do
+		r=$(awk -v t="$t" '$1 == "result" && $2 == t { print $3 }' "$out/output")
+		case "$r" in
+		1) echo "ok - $variant: $t fails as it must (output: $out/output)" ;;
+		*)
+			echo "not ok - $variant: $t exited ${r:-<none>}, expected 1 (output: $out/output)"
+			rc=1
+			;;
+		esac
+	done
+}
+
+expect_fail base "ifa_flush.sh" SKIP_SERIES=1
+expect_fail mutant "psock_ring_bind.sh ip_early_demux.sh" \
+	EXTRA_PATCHES="$(echo "$TOP"/scripts/mutations/*.patch)"
+exit "$rc"
