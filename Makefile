@@ -2,7 +2,7 @@
 # Entry points; each target is one script in scripts/ (see README.md).
 
 .PHONY: all check patches bench-flush bench-demux bench-ring \
-	check-upstream check-mutants clean-cache
+	check-mutants maintainers clean-cache
 
 all:
 	scripts/loop.sh run
@@ -13,6 +13,17 @@ check:
 # Regenerate patches/ from the development worktree (maintainers).
 patches:
 	scripts/export-series.sh
+
+# Prove that the selftests fail without the change they cover.
+check-mutants:
+	scripts/check-mutants.sh
+
+bench-flush bench-demux bench-ring:
+	scripts/bench.sh $(@:bench-%=%)
+
+# MAINTAINERS-snippet from scripts/get_maintainer.pl.
+maintainers:
+	scripts/gen-maintainers.sh
 
 clean-cache:
 	rm -rf /var/cache/netseries

@@ -12,25 +12,34 @@
 #        10.0.1.0/24, ...), N in $BENCH_RFC.
 # For each layout and N, the addresses are added (ifa_flusher -a, timed)
 # and flushed again by each method:
-#   ip        stock "ip -4 addr flush dev D" (iproute2: dump order);
-#   dump      ifa_flusher -m dump: the same order over raw rtnetlink;
+#   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
+#             dump order, in batches while the dump goes on, and dumps
+#             again until nothing is left (promoted addresses move behind
+#             the dump position and wait for the next round);
+#   dump      ifa_flusher -m dump: dump, then delete in dump order;
 #   secfirst  ifa_flusher -m secfirst: secondaries first, then primaries;
 #   flag      ifa_flusher -m flag: dump order with IFA_F_FLUSH.
 # Each flush is timed with date +%s.%N and, when the ftrace function
 # profiler is available, fib_add_ifaddr()/fib_del_ifaddr() calls are
 # counted during it.  Prints Markdown tables: seconds, ratios against the
-# plain flush (ifa_flusher -m dump) and call counts.
+# plain flushes (ifa_flusher -m dump and ip) and call counts.
 #
 # Environment:
 #   BENCH_ONE      sizes of the one-subnet layout ("500 1000 2000")
 #   BENCH_RFC      sizes of the /24 layout ("10000 20000 40000")
 #   BENCH_PER      addresses per /24 subnet (250)
 #   BENCH_IP_MAX   skip the stock ip flush when N is above this (no limit)
+#   BENCH_DUMP_MAX skip ifa_flusher -m dump when N is above this (10000;
+#                  empty: no limit).  Its cost grows with N times the
+#                  list length: under TCG, 180 s at 10000 in /24s, about
+#                  12 min at 20000 and 50 min at 40000, twice with
+#                  BENCH_PROFILE=separate.
 #   BENCH_PROFILE  separate: time without the profiler, then count the
 #                  calls in a second add + flush (default); 1: count during
 #                  the timed flush (one pass, but the profiler adds ~30% to
 #                  the promoting flushes under TCG); 0: no counts
-# Pass them into the guest with VM_ENV="BENCH_ONE BENCH_RFC ...".
+# Pass them into the guest with VM_ENV="BENCH_ONE BENCH_RFC ...".  The
+# default run takes roughly half an hour under TCG: use VM_TIMEOUT=3600.
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +48,7 @@ BENCH_ONE=${BENCH_ONE-500 1000 2000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
 BENCH_PER=${BENCH_PER:-250}
 BENCH_IP_MAX=${BENCH_IP_MAX:-}
+BENCH_DUMP_MAX=${BENCH_DUMP_MAX-10000}
 BENCH_PROFILE=${BENCH_PROFILE:-separate}
 NS=bench-flush-$$
 DEV=bf0
@@ -234,9 +244,17 @@ run_one()
 		"fib_del_ifaddr ${N_DEL[$k]:--} ($out)"
 }
 
-skip_ip()
+# skip METHOD N: whether BENCH_IP_MAX or BENCH_DUMP_MAX excludes it.
+skip()
 {
-	[[ -n $BENCH_IP_MAX ]] && (($1 > BENCH_IP_MAX))
+	local max
+
+	case $1 in
+	ip) max=$BENCH_IP_MAX ;;
+	dump) max=$BENCH_DUMP_MAX ;;
+	*) max= ;;
+	esac
+	[[ -n $max ]] && (($2 > max))
 }
 
 print_tables()
@@ -254,8 +272,8 @@ print_tables()
 	echo "Add: the fastest of the adds before each flush."
 	echo
 	echo "| layout | N | add s | ip flush s | dump s | secfirst s |" \
-		"flag s | dump/secfirst | dump/flag | ip/flag |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		"flag s | dump/secfirst | dump/flag | ip/secfirst | ip/flag |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for layout in one rfc; do
 		[[ $layout == one ]] && sizes=$BENCH_ONE || sizes=$BENCH_RFC
 		for n in $sizes; do
@@ -271,9 +289,10 @@ print_tables()
 			printf '| %s | %s | %s ' "$layout" "$n" "${add:--}"
 			printf '| %s | %s | %s | %s ' "${ip:--}" "${plain:--}" \
 				"${sec:--}" "${flag:--}"
-			printf '| %s | %s | %s |\n' "$(ratio "$plain" "$sec")" \
+			printf '| %s | %s | %s | %s |\n' \
+				"$(ratio "$plain" "$sec")" \
 				"$(ratio "$plain" "$flag")" \
-				"$(ratio "$ip" "$flag")"
+				"$(ratio "$ip" "$sec")" "$(ratio "$ip" "$flag")"
 		done
 	done
 
@@ -322,8 +341,8 @@ for layout in one rfc; do
 	[[ $layout == one ]] && sizes=$BENCH_ONE || sizes=$BENCH_RFC
 	for n in $sizes; do
 		for m in $METHODS; do
-			if [[ $m == ip ]] && skip_ip "$n"; then
-				log "$layout N=$n: ip skipped (BENCH_IP_MAX)"
+			if skip "$m" "$n"; then
+				log "$layout N=$n: $m skipped (N > max)"
 				continue
 			fi
 			run_one "$layout" "$n" "$m"

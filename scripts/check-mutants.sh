@@ -12,8 +12,9 @@
 #
 # The mutations are applied with `git apply` by scripts/apply.sh and are
 # never part of the series.  Each test's full output is kept in the run
-# directory; the summary says which tests failed as expected.  The tree is
-# left with the variant last built: the next `make` re-applies the series.
+# directory; the summary says which tests failed as expected.  Each variant
+# is built in its own $CACHE/build-<variant>; the series is re-applied at
+# the end.
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,10 @@ rc=0
 expect_fail() {
 	local variant=$1 tests=$2 out t r
 	shift 2
+	# A build tree of its own per variant: $BUILD keeps the series kernel,
+	# and ccache makes the first build of a variant cheap.
+	local BUILD=$CACHE/build-$variant
+	export BUILD
 	step "apply ($variant)" env "$@" "$S/apply.sh" || return 1
 	step "build ($variant)" "$S/build.sh" || return 1
 	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null ||
@@ -47,4 +52,5 @@ expect_fail() {
 expect_fail base "ifa_flush.sh" SKIP_SERIES=1
 expect_fail mutant "psock_ring_bind.sh ip_early_demux.sh" \
 	EXTRA_PATCHES="$(echo "$TOP"/scripts/mutations/*.patch)"
+"$S/apply.sh" >/dev/null 2>&1 || true
 exit "$rc"

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench-flush|bench-demux|bench-ring`: bring the series kernel up to
+# date (fetch, apply, build), build the selftest helpers, then run one
+# benchmark script inside one VM boot.  Benchmarks report ratios measured
+# in the same run; their options come from the environment, passed into the
+# guest (see the header of each scripts/bench-*.sh).
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+name=${1:?usage: bench.sh flush|demux|ring}
+script=$TOP/scripts/bench-$name.sh
+[ -x "$script" ] || die "no benchmark $script"
+S=$TOP/scripts
+step "fetch base" "$S/fetch-base.sh"
+step "apply series" "$S/apply.sh"
+step "build kernel" "$S/build.sh"
+make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null
+VM_ENV="$(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
+	VM_TIMEOUT=${VM_TIMEOUT:-5400} "$S/vm-run.sh" "$script"
