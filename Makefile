@@ -2,7 +2,7 @@
 # Entry points; each target is one script in scripts/ (see README.md).
 
 .PHONY: all check patches bench-flush bench-demux bench-ring \
-	check-mutants maintainers clean-cache
+	check-mutants check-upstream maintainers clean-cache
 
 all:
 	scripts/loop.sh run
@@ -15,6 +15,9 @@ patches:
 	scripts/export-series.sh
 
 # Prove that the selftests fail without the change they cover.
+check-upstream:
+	scripts/check-upstream.sh
+
 check-mutants:
 	scripts/check-mutants.sh
 

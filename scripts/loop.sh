@@ -17,9 +17,14 @@ export STATIC_KTAP
 rm -f "$STATIC_KTAP"
 
 fail() {
-	# Keep the contract: the last line is the summary, even on early exit.
+	# Keep the contract: the last line is the summary, even on early exit
+	# (the static checks' results count, plus this failure).
 	log "$1"
-	"$S/report.sh" /nonexistent-run 2>/dev/null | tail -n 1
+	{
+		cat "$STATIC_KTAP" 2>/dev/null
+		echo "not ok 0 loop: $1"
+	} >"$CACHE/loop.ktap"
+	STATIC_KTAP=$CACHE/loop.ktap "$S/report.sh" /nonexistent-run
 	exit 1
 }
 
@@ -32,7 +37,12 @@ if [ "$mode" = check ]; then
 fi
 step "build kernel" "$S/build.sh" || fail "the kernel does not build"
 rc=0
+mkdir -p "$RUNS"
+VM_OUT=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")
+export VM_OUT
+export NO_REPORT=1
 step "boot and run selftests" "$S/run-tests.sh" || rc=$?
 log "total: $(($(date +%s) - _t0))s"
 [ "$static_rc" -eq 0 ] || rc=1
+"$S/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

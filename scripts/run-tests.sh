@@ -5,13 +5,17 @@
 # print the per-test table and the summary (scripts/report.sh).
 #
 # UPSTREAM_TESTS: upstream selftests to run after ours (PROGRAM or
-# SCRIPT:TESTNAME); default: the two that prove the loop on its own.
+# SCRIPT:TEST[,TEST...]); default: the two that prove the loop on its own.
+# UPSTREAM_BINS: helper programs those scripts need.  RUN_OURS=0: upstream
+# ones only (scripts/check-upstream.sh).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 UPSTREAM_TESTS=${UPSTREAM_TESTS-"psock_tpacket rtnetlink.sh:kci_test_promote_secondaries"}
-UPSTREAM_OUT=$CACHE/upstream-net
+# Upstream binaries are built in place in our own tree ($SRC, never the
+# user's KSRC), next to the scripts that run them.
+UPSTREAM_OUT=$SRC/tools/testing/selftests/net
 export UPSTREAM_TESTS UPSTREAM_OUT
 
 need_pkgs "${PKGS_SELFTESTS[@]}"
@@ -20,23 +24,25 @@ KHDR=$BUILD/usr/include
 log "building selftests (KSRC=$SRC)"
 make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$KHDR" >/dev/null ||
 	die "selftests do not build"
-for t in $UPSTREAM_TESTS; do
+bins=()
+for t in $UPSTREAM_TESTS ${UPSTREAM_BINS:-}; do
 	t=${t%%:*}
 	case "$t" in
 	*.sh) ;;
-	*)
-		mkdir -p "$UPSTREAM_OUT"
-		make -s -C "$SRC/tools/testing/selftests/net" OUTPUT="$UPSTREAM_OUT" \
-			KHDR_INCLUDES="-isystem $KHDR" "$UPSTREAM_OUT/$t" >/dev/null ||
-			die "upstream selftest $t does not build"
-		;;
+	*) bins+=("$UPSTREAM_OUT/$t") ;;
 	esac
 done
+if [ ${#bins[@]} -ne 0 ]; then
+	make -s -C "$UPSTREAM_OUT" KHDR_INCLUDES="-isystem $KHDR" "${bins[@]}" >/dev/null ||
+		die "upstream selftests do not build: ${bins[*]##*/}"
+fi
 
 rc=0
 mkdir -p "$RUNS"
-VM_OUT=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")
+# scripts/loop.sh chooses VM_OUT so that it can report even if this fails.
+VM_OUT=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")}
 export VM_OUT
 VM_ENV="RUN_OURS UPSTREAM_TESTS UPSTREAM_OUT" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
+[ -n "${NO_REPORT:-}" ] && exit "$rc"
 "$TOP/scripts/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

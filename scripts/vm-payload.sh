@@ -3,7 +3,7 @@
 # Runs inside the VM (scripts/run-tests.sh passes it to scripts/vm-run.sh):
 # the series' selftests through the kselftest runner (KTAP), then the
 # upstream selftests named in $UPSTREAM_TESTS, built on the host into
-# $UPSTREAM_OUT.  Each upstream entry is PROGRAM or SCRIPT:TESTNAME.
+# $UPSTREAM_OUT.  Each upstream entry is PROGRAM or SCRIPT:TEST[,TEST...].
 # RUN_OURS=0 runs the upstream ones only.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -32,7 +32,8 @@ for t in $UPSTREAM_TESTS; do
 		bin=$netdir/$name
 	fi
 	w=$wrap/${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}
-	printf '#!/bin/bash\ncd %q && exec %q %s\n' "$netdir" "$bin" "${args:+-t $args}" >"$w"
+	printf '#!/bin/bash\ncd %q && exec %q %s\n' "$netdir" "$bin" \
+		"${args:+-t \"${args//,/ }\"}" >"$w"
 	chmod +x "$w"
 	tests+=("$w")
 done

@@ -36,8 +36,8 @@ setup_dev()
 	defer cleanup_ns "$NS"
 	# A dummy device, or a veth pair where dummy is not available.
 	if ! ip -n "$NS" link add name "$DEV" type dummy 2>/dev/null; then
-		ip -n "$NS" link add name "$DEV" type veth peer name "${DEV}p" ||
-			return
+		ip -n "$NS" link add name "$DEV" type veth \
+			peer name "${DEV}p" || return
 		ip -n "$NS" link set dev "${DEV}p" up || return
 	fi
 	ip netns exec "$NS" sysctl -qw \
@@ -144,7 +144,7 @@ flusher_modes()
 			check_err $? "adding $N addresses failed"
 			flush "$mode" "found $N $exp failed 0 left 0"
 			check_empty
-			log_test "ifa_flusher -m $mode: $N addresses, $desc, promote_secondaries=$promote"
+			log_test "-m $mode: $N addresses, $desc, promote=$promote"
 		done
 	done
 }
@@ -227,7 +227,7 @@ fib_calls()
 	((del == exp_del))
 	check_err $? "$del calls of fib_del_ifaddr, expected $exp_del"
 	check_empty
-	log_test "ifa_flusher -m $mode: $N addresses, fib_add_ifaddr $add, fib_del_ifaddr $del"
+	log_test "-m $mode: $N addrs, fib_add_ifaddr $add, fib_del_ifaddr $del"
 }
 
 test_fib_calls()

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,7 +56,7 @@ static __noreturn void die(const char *what)
 	exit(1);
 }
 
-static __noreturn void usage(void)
+static __noreturn void help(void)
 {
 	fprintf(stderr,
 		"usage: %s fwd -s SRC_NETNS -d DST_NETNS -a DST_ADDR -i DST_DEV [-t SECONDS] [-l PAYLOAD]\n"
@@ -157,7 +158,7 @@ static int bench_fwd(const char *src_ns, const char *dst_ns,
 	socklen_t len;
 
 	if (payload < 1 || payload > (int)sizeof(buf))
-		usage();
+		help();
 	memset(buf, 'x', sizeof(buf));
 	len = parse_addr(dst, PORT, &ss);
 
@@ -232,6 +233,7 @@ static int bench_rr(const char *cli_ns, const char *srv_ns,
 {
 	bool tcp = !strcmp(proto, "tcp");
 	int type = tcp ? SOCK_STREAM : SOCK_DGRAM;
+	struct timeval tmo = { .tv_sec = 5 };	/* a lost packet: fail */
 	struct sockaddr_storage ss, cs;
 	unsigned long long n = 0;
 	long long t0, t1, end;
@@ -240,7 +242,7 @@ static int bench_rr(const char *cli_ns, const char *srv_ns,
 	pid_t pid;
 
 	if (!tcp && strcmp(proto, "udp"))
-		usage();
+		help();
 	len = parse_addr(srv, PORT, &ss);
 
 	enter_netns(srv_ns);
@@ -254,7 +256,9 @@ static int bench_rr(const char *cli_ns, const char *srv_ns,
 
 	enter_netns(cli_ns);
 	cfd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
-	if (cfd < 0 || connect(cfd, (struct sockaddr *)&ss, len))
+	if (cfd < 0 || setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tmo,
+				  sizeof(tmo)) ||
+	    connect(cfd, (struct sockaddr *)&ss, len))
 		die("connect");
 	if (tcp) {
 		setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -274,8 +278,12 @@ static int bench_rr(const char *cli_ns, const char *srv_ns,
 	pid = fork();
 	if (pid < 0)
 		die("fork");
-	if (!pid)
+	if (!pid) {
+		close(cfd);
+		if (lfd != sfd)
+			close(lfd);
 		serve(sfd);
+	}
 	if (sfd != lfd)
 		close(sfd);
 	close(lfd);
@@ -312,7 +320,7 @@ int main(int argc, char **argv)
 
 	prog = argv[0];
 	if (argc < 2)
-		usage();
+		help();
 	optind = 2;
 	while ((opt = getopt(argc, argv, "a:c:d:i:l:P:s:t:")) != -1) {
 		switch (opt) {
@@ -341,15 +349,15 @@ int main(int argc, char **argv)
 			secs = atof(optarg);
 			break;
 		default:
-			usage();
+			help();
 		}
 	}
 	if (secs <= 0 || !a || !s)
-		usage();
+		help();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(argv[1], "fwd") && d && i)
 		return bench_fwd(s, d, a, i, secs, payload);
 	if (!strcmp(argv[1], "rr") && c)
 		return bench_rr(c, s, a, proto, secs);
-	usage();
+	help();
 }

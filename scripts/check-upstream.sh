@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check-upstream`: on the patched kernel, the upstream selftests near
+# the change, through the same runner and report as ours.
+set -eu
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+S=$TOP/scripts
+export RUN_OURS=0
+export UPSTREAM_BINS="psock_snd"
+export UPSTREAM_TESTS="psock_tpacket psock_fanout txring_overwrite psock_snd.sh
+rtnetlink.sh:kci_test_addrlft,kci_test_addrlft_route_cleanup,kci_test_promote_secondaries,kci_test_address_proto,kci_test_route_get
+fib_tests.sh:unregister,down,carrier,ipv4_notify,ipv6_notify,ipv4_rt,ipv6_rt,ipv4_del_addr,ipv6_del_addr,ipv4_addr_metric,ipv4_bcast_neigh"
+step "fetch base" "$S/fetch-base.sh"
+step "apply series" "$S/apply.sh"
+step "build kernel" "$S/build.sh"
+step "boot and run upstream selftests" "$S/run-tests.sh"
