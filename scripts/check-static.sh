@@ -43,11 +43,14 @@ mapfile -t patches < <(series_patches)
 spell=$(dpkg -L codespell 2>/dev/null | grep -m1 'codespell_lib/data/dictionary.txt$')
 for p in "${patches[@]}"; do
 	name=${p##*/}
-	"$SRC/scripts/checkpatch.pl" --strict --codespell ${spell:+--codespellfile "$spell"} \
+	# Debian's python3 has ply for spdxcheck.py (a pyenv one may not).
+	PATH=/usr/bin:$PATH "$SRC/scripts/checkpatch.pl" --strict --codespell ${spell:+--codespellfile "$spell"} \
 		--max-line-length=80 --show-types -q "$p" >"$tmp/cp" 2>&1
 	rc=$?
-	# The MAINTAINERS reminder is answered by MAINTAINERS-snippet.
-	grep -q -e '^WARNING' -e '^ERROR' -e '^CHECK' "$tmp/cp" || rc=0
+	# One known false positive: codespell's "iif" is the input interface
+	# field of the fib tracepoints, which the early demux test filters on.
+	grep -v -E "^(CHECK|WARNING):TYPO_SPELLING: 'iif' may be misspelled" "$tmp/cp" |
+		grep -q -e '^WARNING' -e '^ERROR' -e '^CHECK' || rc=0
 	result "checkpatch $name" "$rc" "$tmp/cp"
 	grep -q '^Signed-off-by: ' "$p"
 	result "signed-off-by $name" $?

@@ -70,7 +70,7 @@ PKGS_BUILD=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio git
 	xz-utils rsync file)
 PKGS_VM=(qemu-system-x86)
 PKGS_SELFTESTS=(iproute2 ethtool iputils-ping)
-PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-ply perl)
+PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-ply python3-git perl)
 
 # The kernel release of the tree in $SRC, e.g. 7.3.4.
 src_kernelversion() {

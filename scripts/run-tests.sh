@@ -33,7 +33,8 @@ for t in $UPSTREAM_TESTS ${UPSTREAM_BINS:-}; do
 	esac
 done
 if [ ${#bins[@]} -ne 0 ]; then
-	make -s -C "$UPSTREAM_OUT" KHDR_INCLUDES="-isystem $KHDR" "${bins[@]}" >/dev/null ||
+	make -s -C "$UPSTREAM_OUT" OUTPUT="$UPSTREAM_OUT" KHDR_INCLUDES="-isystem $KHDR" \
+		"${bins[@]}" >/dev/null ||
 		die "upstream selftests do not build: ${bins[*]##*/}"
 fi
 

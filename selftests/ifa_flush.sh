@@ -144,7 +144,7 @@ flusher_modes()
 			check_err $? "adding $N addresses failed"
 			flush "$mode" "found $N $exp failed 0 left 0"
 			check_empty
-			log_test "-m $mode: $N addresses, $desc, promote=$promote"
+			log_test "-m $mode: $N addrs, $desc, promote=$promote"
 		done
 	done
 }

@@ -18,9 +18,13 @@
  *   demux expected:     lookups <= SLACK (stray ARP, dst invalidation)
  *   demux not expected: lookups >= packets received by the socket
  *
- * Each case first sends WARMUP packets (handshake, neighbours, sk_rx_dst),
- * and proves the counter works with CONTROL packets that early demux can
- * never match (SYNs to a closed port, datagrams to an unconnected socket).
+ * The second bound is exact: a packet without a dst always goes through
+ * ip_route_input_slow() -> fib_table_lookup() (ip6_pol_route() ->
+ * fib6_table_lookup()), and each packet is read before the next is sent,
+ * so the list receive path never reuses a route hint.  Each case first
+ * sends WARMUP packets (handshake, neighbours, sk_rx_dst), and proves that
+ * the counter works with CONTROL packets that early demux can never match
+ * (SYNs to a closed port, datagrams to an unconnected socket).
  *
  * Usage (normally run by ip_early_demux.sh):
  *   ip_early_demux -p PEER_NETNS -i DEV [-n NETNS] [-4 LOCAL,PEER]
@@ -63,8 +67,9 @@
 
 #define WARMUP		10U	/* packets before counting */
 #define CONTROL		8U	/* packets early demux cannot match */
-#define SLACK		4UL	/* stray lookups tolerated with demux on */
-#define RCV_TIMEOUT	10	/* seconds: a lost packet fails, not hangs */
+#define SLACK		4UL	/* stray lookups allowed, demux on */
+#define RCV_TIMEOUT	10	/* s: a lost packet fails, not hangs */
+#define TRACE_HDR_FMT	"# entries-in-buffer/entries-written: %lu/%lu"
 
 enum count_method {
 	COUNT_TRACE,
@@ -396,9 +401,8 @@ static int trace_read(struct counter *c, unsigned long *count)
 		if (line[0] != '#') {
 			if (strstr(line, match))
 				(*count)++;
-		} else if (sscanf(line,
-				  "# entries-in-buffer/entries-written: %lu/%lu",
-				  &in_buf, &written) == 2) {
+		} else if (sscanf(line, TRACE_HDR_FMT, &in_buf,
+				  &written) == 2) {
 			have_hdr = true;
 		}
 	}
@@ -917,7 +921,7 @@ int main(int argc, char **argv)
 
 	cfg.tracefs = find_tracefs();
 	if (!cfg.tracefs)
-		ksft_exit_skip("no tracefs with the fib:fib_table_lookup event\n");
+		ksft_exit_skip("no tracefs with fib:fib_table_lookup\n");
 	snprintf(path, sizeof(path), "%s/events/fib6/fib6_table_lookup",
 		 cfg.tracefs);
 	if (cfg.have6 && access(path, F_OK))

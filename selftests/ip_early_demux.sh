@@ -112,7 +112,7 @@ demux_cases()
 {
 	local tag=$1 rx=$2 exp_tcp=$3 exp_udp=$4; shift 4
 	local peer=$((3 - rx))
-	local out rc v exp
+	local out rc v exp res what
 
 	out=$("$BIN" -n "${NS[rx]}" -p "${NS[peer]}" -i "${DEV[rx]}" \
 		-4 "${ADDR4[rx]},${ADDR4[peer]}" \
@@ -127,13 +127,15 @@ demux_cases()
 		RET=0
 		exp=$exp_udp
 		[[ $v == *tcp ]] && exp=$exp_tcp
-		if ((rc == ksft_skip)) ||
-		   grep -q "^ok [0-9]* demux\.$v\.fib_lookups # SKIP" <<< "$out"; then
-			ret_set_ksft_status "$ksft_skip" "cannot count FIB lookups"
-		elif ! grep -q "^ok [0-9]* demux\.$v\.fib_lookups$" <<< "$out"; then
+		res="^ok [0-9]* demux\.$v\.fib_lookups"
+		if ((rc == ksft_skip)) || grep -q "$res # SKIP" <<< "$out"; then
+			ret_set_ksft_status "$ksft_skip" \
+				"cannot count FIB lookups"
+		elif ! grep -q "$res$" <<< "$out"; then
 			check_err 1 "FIB lookups do not match (rc $rc)"
 		fi
-		log_test "$tag: $(variant_str "$v") $( ((exp)) || echo "not ")demuxed"
+		what="$(variant_str "$v") $( ((exp)) || echo "not ")demuxed"
+		log_test "$tag: $what"
 	done
 }
 
@@ -162,7 +164,7 @@ test_demux_matrix()
 				RET=0
 				knobs_set 1 "$ip" "$tcp" "$udp"
 				check_err $? "cannot set $ip/$tcp/$udp"
-				log_test "set ip/tcp/udp_early_demux=$ip/$tcp/$udp"
+				log_test "set ip/tcp/udp knobs $ip/$tcp/$udp"
 				demux_cases "$ip/$tcp/$udp" 1 \
 					$((ip && tcp)) $((ip && udp))
 			done
