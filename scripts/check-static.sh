@@ -41,12 +41,24 @@ trap 'rm -rf "$tmp"' EXIT
 mapfile -t patches < <(series_patches)
 
 spell=$(dpkg -L codespell 2>/dev/null | grep -m1 'codespell_lib/data/dictionary.txt$')
+# checkpatch takes ~10 s a patch: its verdict is cached per patch content.
+cpcache=$CACHE/checkpatch
+mkdir -p "$cpcache"
 for p in "${patches[@]}"; do
 	name=${p##*/}
-	# Debian's python3 has ply for spdxcheck.py (a pyenv one may not).
-	PATH=/usr/bin:$PATH "$SRC/scripts/checkpatch.pl" --strict --codespell ${spell:+--codespellfile "$spell"} \
-		--max-line-length=80 --show-types -q "$p" >"$tmp/cp" 2>&1
-	rc=$?
+	key=$cpcache/$( (cat "$p"; sha256sum "$SRC/scripts/checkpatch.pl") | sha256sum | cut -d' ' -f1)
+	if [ -f "$key.rc" ]; then
+		cp "$key.out" "$tmp/cp"
+		rc=$(cat "$key.rc")
+	else
+		# Debian's python3 has ply for spdxcheck.py (a pyenv one may not).
+		PATH=/usr/bin:$PATH "$SRC/scripts/checkpatch.pl" --strict --codespell \
+			${spell:+--codespellfile "$spell"} --max-line-length=80 \
+			--show-types -q "$p" >"$tmp/cp" 2>&1
+		rc=$?
+		cp "$tmp/cp" "$key.out"
+		echo "$rc" >"$key.rc"
+	fi
 	# One known false positive: codespell's "iif" is the input interface
 	# field of the fib tracepoints, which the early demux test filters on.
 	grep -v -E "^(CHECK|WARNING):TYPO_SPELLING: 'iif' may be misspelled" "$tmp/cp" |
