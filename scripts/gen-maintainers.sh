@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Write MAINTAINERS-snippet: who scripts/get_maintainer.pl names for each
 # patch of the series (on the applied tree in $SRC), and the F: lines the
-# new selftests would need in MAINTAINERS so that the same people get
-# future changes to them.
+# series adds to MAINTAINERS for its new selftests.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -14,28 +13,19 @@ out=$TOP/MAINTAINERS-snippet
 	echo "# Recipients per patch (scripts/get_maintainer.pl --no-git --norolestats):"
 	for p in $(series_patches); do
 		echo
-		echo "## $(sed -n 's/^Subject: \[[^]]*\] //p' "$p" | head -n 1)"
+		echo "## $(awk '/^Subject: / { s = $0; getline; while (/^ /) { s = s $0; getline } }
+			END { sub(/^Subject: \[[^]]*\] /, "", s); print s }' "$p")"
 		(cd "$SRC" && ./scripts/get_maintainer.pl --no-git --no-git-fallback \
 			--norolestats "$p")
 	done
-	cat <<'EOT'
-
-# Proposed F: lines (the new selftests are not covered by any entry but
-# "NETWORKING [GENERAL]" through tools/testing/selftests/net/):
-
-NETWORKING [IPv4/IPv6]
-F:	tools/testing/selftests/net/ifa_flush.c
-F:	tools/testing/selftests/net/ifa_flush.sh
-F:	tools/testing/selftests/net/ifa_flusher.c
-F:	tools/testing/selftests/net/ip_early_demux.c
-F:	tools/testing/selftests/net/ip_early_demux.sh
-
-PACKET SOCKETS
-F:	tools/testing/selftests/net/psock_ring_bind.c
-F:	tools/testing/selftests/net/psock_ring_bind.sh
-
-# With those lines, the selftest patches also go to the PACKET SOCKETS
-# maintainer (Willem de Bruijn) and the IPv4/IPv6 maintainers.
-EOT
+	echo
+	echo "# F: lines the series adds to MAINTAINERS for its new selftests"
+	echo "# (so that the same people receive future changes to them):"
+	echo
+	git -C "$SRC" diff "$BASE_BRANCH..$SERIES_BRANCH" -- MAINTAINERS |
+		sed -n 's/^+\(F:.*\)/\1/p'
+	echo
+	echo "# Also Cc the PACKET SOCKETS maintainer on the packet_mmap.rst patch:"
+	echo "# that file is in no entry but the documentation ones."
 } >"$out"
 log "wrote ${out#"$TOP"/}"
