@@ -9,7 +9,8 @@
 # Extra patches (e.g. a mutation used to prove that a test fails) can be
 # appended with EXTRA_PATCHES="a.patch b.patch"; they are applied with
 # `git apply` and left uncommitted on top of the series.  SKIP_SERIES=1
-# leaves the series out (the base kernel, to show that the tests fail there).
+# leaves the series out (the base kernel, to show that the tests fail there);
+# PATCHES_UPTO=N applies the first N patches.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +21,8 @@ git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null ||
 
 mapfile -t patches < <(series_patches)
 [ "${SKIP_SERIES:-0}" = 1 ] && patches=()
+# PATCHES_UPTO=N: the first N patches only (scripts/check-bisect.sh).
+[ -z "${PATCHES_UPTO:-}" ] || patches=("${patches[@]:0:PATCHES_UPTO}")
 extra=()
 for p in ${EXTRA_PATCHES:-}; do
 	extra+=("$(realpath "$p")")

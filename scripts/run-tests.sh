@@ -43,7 +43,7 @@ mkdir -p "$RUNS"
 # scripts/loop.sh chooses VM_OUT so that it can report even if this fails.
 VM_OUT=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")}
 export VM_OUT
-VM_ENV="RUN_OURS UPSTREAM_TESTS UPSTREAM_OUT" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
+VM_ENV="RUN_OURS UPSTREAM_TESTS UPSTREAM_OUT KMEMLEAK_SCAN" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
 [ -n "${NO_REPORT:-}" ] && exit "$rc"
 "$TOP/scripts/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

@@ -12,6 +12,21 @@ if [ "${RUN_OURS:-1}" = 1 ]; then
 	make -C "$TOP/selftests" --no-print-directory run_tests
 fi
 
+# Debug kernels: ask kmemleak for a final verdict; scripts/vm-run.sh fails
+# the run on suspected leaks in dmesg.
+kmemleak_scan() {
+	local f=/sys/kernel/debug/kmemleak
+
+	[ "${KMEMLEAK_SCAN:-0}" = 1 ] && [ -w "$f" ] || return 0
+	echo scan >"$f" && echo scan >"$f"
+	if [ -s "$f" ]; then
+		echo "kmemleak: suspected memory leaks:"
+		cat "$f"
+		echo "kmemleak: suspected memory leaks found" >/dev/kmsg
+	fi
+}
+trap kmemleak_scan EXIT
+
 [ -n "${UPSTREAM_TESTS:-}" ] || exit 0
 netdir=$SRC/tools/testing/selftests/net
 BASE_DIR=$SRC/tools/testing/selftests

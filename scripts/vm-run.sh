@@ -80,7 +80,7 @@ if [ ! -f "$out/rc" ]; then
 	exit 1
 fi
 rc=$(cat "$out/rc")
-splat='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|unreferenced object|Call Trace:'
+splat='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|unreferenced object|suspected memory leaks|Call Trace:'
 if grep -Eq "$splat" "$out/serial.log" "$out/dmesg"; then
 	grep -E -m 10 "$splat" "$out/serial.log" "$out/dmesg" >&2
 	log "kernel splat in the guest log: failing the run (dmesg: $out/dmesg)"

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check-debug`: the same loop with a debug kernel (KASAN, lockdep,
+# DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_NET, kmemleak: scripts/debug.config)
+# built in its own tree, $CACHE/build-debug.  The run fails on any
+# BUG/WARNING/KASAN/lockdep report in the guest log (scripts/vm-run.sh) and
+# on kmemleak's suspected leaks after a final scan (scripts/vm-payload.sh).
+set -u
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+S=$TOP/scripts
+export BUILD=$CACHE/build-debug
+export EXTRA_CONFIG=$TOP/scripts/debug.config
+# KASAN under TCG: give each selftest more time.
+export VM_TIMEOUT=${VM_TIMEOUT:-5400} VM_MEM=${VM_MEM:-3G}
+export KMEMLEAK_SCAN=1
+step "fetch base" "$S/fetch-base.sh" || exit 1
+step "apply series" "$S/apply.sh" || exit 1
+step "build debug kernel" "$S/build.sh" || exit 1
+step "boot and run selftests (debug kernel)" "$S/run-tests.sh"
