@@ -5,6 +5,8 @@
 # built in its own tree, $CACHE/build-debug.  The run fails on any
 # BUG/WARNING/KASAN/lockdep report in the guest log (scripts/vm-run.sh) and
 # on kmemleak's suspected leaks after a final scan (scripts/vm-payload.sh).
+# Then the bounded netlink fuzzer runs for FUZZ_SECONDS (120) with
+# FUZZ_SEED (1) on the same kernel.
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -18,4 +20,11 @@ export KMEMLEAK_SCAN=1
 step "fetch base" "$S/fetch-base.sh" || exit 1
 step "apply series" "$S/apply.sh" || exit 1
 step "build debug kernel" "$S/build.sh" || exit 1
-step "boot and run selftests (debug kernel)" "$S/run-tests.sh"
+rc=0
+step "boot and run selftests (debug kernel)" "$S/run-tests.sh" || rc=1
+# The netlink fuzzer (scripts/fuzz/ifa_fuzz.c), bounded, fixed seed.
+"$S/fuzz.sh" --build || exit 1
+step "fuzz RTM_NEWADDR/RTM_DELADDR (debug kernel, seed ${FUZZ_SEED:=1})" \
+	env KERNEL="$BUILD/arch/x86/boot/bzImage" "$S/vm-run.sh" \
+	"$S/fuzz.sh" -s "$FUZZ_SEED" -t "${FUZZ_SECONDS:-120}" || rc=1
+exit "$rc"
