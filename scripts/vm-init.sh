@@ -16,8 +16,23 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
+# A fresh /tmp, but a checkout that lives under the host's /tmp (a CI clone)
+# stays visible at the same path.
+top=$(cd "$(dirname "$0")/.." && pwd)
+case "$top" in
+/tmp/*)
+	keep=/tmp/$(echo "${top#/tmp/}" | cut -d/ -f1)
+	mkdir -p /run/hosttmp
+	mount --bind /tmp /run/hosttmp
+	mount -t tmpfs tmpfs /tmp
+	mkdir -p "$keep"
+	mount --bind "/run/hosttmp/${keep#/tmp/}" "$keep"
+	;;
+*)
+	mount -t tmpfs tmpfs /tmp
+	;;
+esac
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /run/out /run/netns /tmp/var-tmp
