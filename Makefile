@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Entry points; each target is one script in scripts/ (see README.md).
 
-.PHONY: all check check-mutants check-upstream check-debug check-bisect \
+.PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 \
 	bench-flush bench-demux bench-ring patches maintainers clean-cache
 
 # Fetch base, apply, build, boot, run the selftests, report.
@@ -23,6 +23,10 @@ check-upstream:
 # The selftests on a KASAN/lockdep/kmemleak kernel.
 check-debug:
 	scripts/check-debug.sh
+
+# No new W=1/C=1 warnings in the objects the series touches.
+check-w1:
+	scripts/check-w1.sh
 
 # Every prefix of the series builds.
 check-bisect:
