@@ -77,6 +77,25 @@ mapfile -t shells < <(cd "$TOP" && find scripts selftests .ci -maxdepth 1 -type 
 (cd "$TOP" && shellcheck -x -P selftests -e SC1091 "${shells[@]}") >"$tmp/sc" 2>&1
 result "shellcheck (${#shells[@]} scripts)" $? "$tmp/sc"
 
+# kernel-doc: no new warning in the kernel files the series touches.
+rc=0
+: >"$tmp/kdoc"
+for f in $(git -C "$SRC" diff --name-only "$BASE_BRANCH..$SERIES_BRANCH" -- '*.c' '*.h' |
+	grep -v '^tools/'); do
+	mkdir -p "$tmp/base/$(dirname "$f")"
+	git -C "$SRC" show "$BASE_BRANCH:$f" >"$tmp/base/$f"
+	for side in base series; do
+		if [ "$side" = base ]; then
+			(cd "$tmp/base" && PATH=/usr/bin:$PATH "$SRC/scripts/kernel-doc" -none -Wall "$f")
+		else
+			(cd "$SRC" && PATH=/usr/bin:$PATH scripts/kernel-doc -none -Wall "$f")
+		fi 2>&1 | sed -E 's/:[0-9]+ / /' | sort -u >"$tmp/kdoc.$side"
+	done
+	comm -13 "$tmp/kdoc.base" "$tmp/kdoc.series" >>"$tmp/kdoc"
+done
+[ -s "$tmp/kdoc" ] && rc=1
+result "kernel-doc: no new warnings" "$rc" "$tmp/kdoc"
+
 # selftests/ <-> series.
 rc=0
 : >"$tmp/sync"
