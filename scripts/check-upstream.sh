@@ -13,10 +13,11 @@ export UPSTREAM_BINS="psock_snd"
 # and the host's iproute2 (Debian 12: 6.1).  Left out, with the reason:
 #  - psock_fanout: its eBPF fanout case needs CONFIG_BPF_SYSCALL;
 #  - rtnetlink.sh kci_test_route_get: needs CONFIG_IP_ROUTE_MULTIPATH;
-#  - rtnetlink.sh kci_test_address_proto: skips with iproute2 < 6.3.
+#  - rtnetlink.sh kci_test_address_proto: skips with iproute2 < 6.3;
+#  - fib_tests.sh unregister, down, carrier: need CONFIG_IP_ROUTE_MULTIPATH.
 export UPSTREAM_TESTS="psock_tpacket txring_overwrite psock_snd.sh
 rtnetlink.sh:kci_test_addrlft,kci_test_addrlft_route_cleanup,kci_test_promote_secondaries
-fib_tests.sh:unregister,down,carrier,ipv4_notify,ipv6_notify,ipv4_rt,ipv6_rt,ipv4_del_addr,ipv6_del_addr,ipv4_addr_metric,ipv4_bcast_neigh"
+fib_tests.sh:ipv4_notify,ipv6_notify,ipv4_rt,ipv6_rt,ipv4_del_addr,ipv6_del_addr,ipv4_addr_metric,ipv4_bcast_neigh"
 step "fetch base" "$S/fetch-base.sh"
 step "apply series" "$S/apply.sh"
 step "build kernel" "$S/build.sh"
