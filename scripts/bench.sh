@@ -13,10 +13,8 @@ name=${1:?usage: bench.sh flush|demux|ring}
 script=$TOP/scripts/bench-$name.sh
 [ -x "$script" ] || die "no benchmark $script"
 S=$TOP/scripts
-step "fetch base" "$S/fetch-base.sh"
-step "apply series" "$S/apply.sh"
-step "build kernel" "$S/build.sh"
-make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null
+kernel_up_to_date
+build_selftests
 # Helper programs are built on the host: the guest's root is read-only.
 [ "$name" != demux ] || "$script" --build
 VM_ENV="$(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \

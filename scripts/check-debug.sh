@@ -17,9 +17,7 @@ export EXTRA_CONFIG=$TOP/scripts/debug.config
 # KASAN under TCG: give each selftest more time.
 export VM_TIMEOUT=${VM_TIMEOUT:-5400} VM_MEM=${VM_MEM:-3G}
 export KMEMLEAK_SCAN=1
-step "fetch base" "$S/fetch-base.sh" || exit 1
-step "apply series" "$S/apply.sh" || exit 1
-step "build debug kernel" "$S/build.sh" || exit 1
+kernel_up_to_date || exit 1
 rc=0
 step "boot and run selftests (debug kernel)" "$S/run-tests.sh" || rc=1
 # The netlink fuzzer (scripts/fuzz/ifa_fuzz.c), bounded, fixed seed.

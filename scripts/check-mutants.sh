@@ -30,8 +30,7 @@ expect_fail() {
 	export BUILD
 	step "apply ($variant)" env "$@" "$S/apply.sh" || return 1
 	step "build ($variant)" "$S/build.sh" || return 1
-	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null ||
-		return 1
+	build_selftests || return 1
 	out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-$variant.XXXX")
 	# One line per test: "result <name> <exit code>".
 	VM_OUT=$out "$S/vm-run.sh" bash -c \

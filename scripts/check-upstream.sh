@@ -18,7 +18,5 @@ export UPSTREAM_BINS="psock_snd"
 export UPSTREAM_TESTS="psock_tpacket txring_overwrite psock_snd.sh
 rtnetlink.sh:kci_test_addrlft,kci_test_addrlft_route_cleanup,kci_test_promote_secondaries
 fib_tests.sh:ipv4_notify,ipv6_notify,ipv4_rt,ipv6_rt,ipv4_del_addr,ipv6_del_addr,ipv4_addr_metric,ipv4_bcast_neigh"
-step "fetch base" "$S/fetch-base.sh"
-step "apply series" "$S/apply.sh"
-step "build kernel" "$S/build.sh"
+kernel_up_to_date
 step "boot and run upstream selftests" "$S/run-tests.sh"

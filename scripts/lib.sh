@@ -72,6 +72,20 @@ PKGS_VM=(qemu-system-x86)
 PKGS_SELFTESTS=(iproute2 ethtool iputils-ping)
 PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-ply python3-git perl)
 
+# kernel_up_to_date: steps 1-3 of the loop (base, series, kernel in
+# $BUILD), for the targets beside `make` (bench, check-*).
+kernel_up_to_date() {
+	step "fetch base" "$TOP/scripts/fetch-base.sh" &&
+		step "apply series" "$TOP/scripts/apply.sh" &&
+		step "build kernel ($BUILD)" "$TOP/scripts/build.sh"
+}
+
+# build_selftests: selftests/ against $SRC and the uapi headers of $BUILD
+# (on the host: the VM's root is read-only).
+build_selftests() {
+	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null
+}
+
 # The kernel release of the tree in $SRC, e.g. 7.3.4.
 src_kernelversion() {
 	make -s -C "$SRC" kernelversion 2>/dev/null

@@ -15,25 +15,24 @@ set -eu
 UPSTREAM_TESTS=${UPSTREAM_TESTS-"psock_tpacket rtnetlink.sh:kci_test_promote_secondaries"}
 # Upstream binaries are built in place in our own tree ($SRC, never the
 # user's KSRC), next to the scripts that run them.
-UPSTREAM_OUT=$SRC/tools/testing/selftests/net
-export UPSTREAM_TESTS UPSTREAM_OUT
+netdir=$SRC/tools/testing/selftests/net
+export UPSTREAM_TESTS
 
 need_pkgs "${PKGS_SELFTESTS[@]}"
 KHDR=$BUILD/usr/include
 [ -d "$KHDR" ] || die "no installed headers in $KHDR (run scripts/build.sh)"
 log "building selftests (KSRC=$SRC)"
-make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$KHDR" >/dev/null ||
-	die "selftests do not build"
+build_selftests || die "selftests do not build"
 bins=()
 for t in $UPSTREAM_TESTS ${UPSTREAM_BINS:-}; do
 	t=${t%%:*}
 	case "$t" in
 	*.sh) ;;
-	*) bins+=("$UPSTREAM_OUT/$t") ;;
+	*) bins+=("$netdir/$t") ;;
 	esac
 done
 if [ ${#bins[@]} -ne 0 ]; then
-	make -s -C "$UPSTREAM_OUT" OUTPUT="$UPSTREAM_OUT" KHDR_INCLUDES="-isystem $KHDR" \
+	make -s -C "$netdir" OUTPUT="$netdir" KHDR_INCLUDES="-isystem $KHDR" \
 		"${bins[@]}" >/dev/null ||
 		die "upstream selftests do not build: ${bins[*]##*/}"
 fi
@@ -43,7 +42,7 @@ mkdir -p "$RUNS"
 # scripts/loop.sh chooses VM_OUT so that it can report even if this fails.
 VM_OUT=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")}
 export VM_OUT
-VM_ENV="RUN_OURS UPSTREAM_TESTS UPSTREAM_OUT KMEMLEAK_SCAN" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
+VM_ENV="RUN_OURS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
 [ -n "${NO_REPORT:-}" ] && exit "$rc"
 "$TOP/scripts/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

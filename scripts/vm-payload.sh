@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the VM (scripts/run-tests.sh passes it to scripts/vm-run.sh):
 # the series' selftests through the kselftest runner (KTAP), then the
-# upstream selftests named in $UPSTREAM_TESTS, built on the host into
-# $UPSTREAM_OUT.  Each upstream entry is PROGRAM or SCRIPT:TEST[,TEST...].
+# upstream selftests named in $UPSTREAM_TESTS, built on the host in place
+# in $SRC.  Each upstream entry is PROGRAM or SCRIPT:TEST[,TEST...].
 # RUN_OURS=0 runs the upstream ones only.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -41,11 +41,7 @@ for t in $UPSTREAM_TESTS; do
 	name=${t%%:*}
 	args=
 	[ "$name" = "$t" ] || args=${t#*:}
-	if [ -x "$UPSTREAM_OUT/$name" ]; then
-		bin=$UPSTREAM_OUT/$name
-	else
-		bin=$netdir/$name
-	fi
+	bin=$netdir/$name
 	w=$wrap/${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}
 	printf '#!/bin/bash\ncd %q && exec %q %s\n' "$netdir" "$bin" \
 		"${args:+-t \"${args//,/ }\"}" >"$w"
