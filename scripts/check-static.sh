@@ -9,6 +9,8 @@
 #  - shellcheck on scripts/, selftests/ and .ci/run
 #  - the selftest sources in selftests/ are identical to what the series
 #    adds under tools/testing/selftests/net/ (and every one is in it)
+#  - the netlink specs the series changes generate (YNL C and rst) and
+#    the C compiles without warnings
 #  - entries the series adds to net/Makefile, net/config, net/.gitignore
 #    and selftests/{Makefile,config,.gitignore} are in sorted order
 set -u
@@ -95,6 +97,29 @@ for f in $(git -C "$SRC" diff --name-only "$BASE_BRANCH..$SERIES_BRANCH" -- '*.c
 done
 [ -s "$tmp/kdoc" ] && rc=1
 result "kernel-doc: no new warnings" "$rc" "$tmp/kdoc"
+
+# YNL, as netdev's CI builds tools/net/ynl: each netlink spec the series
+# changes validates against its schema and generates C that compiles
+# without warnings, and its rst, in a worktree of the series
+# ($CACHE/ynl-wt; the generator writes next to its sources).
+mapfile -t specs < <(git -C "$SRC" diff --name-only "$BASE_BRANCH..$SERIES_BRANCH" -- \
+	'Documentation/netlink/specs/*.yaml')
+if [ ${#specs[@]} -ne 0 ]; then
+	wt=$CACHE/ynl-wt
+	if ! git -C "$wt" checkout -q --detach "$SERIES_BRANCH" 2>/dev/null; then
+		rm -rf "$wt"
+		git -C "$SRC" worktree prune
+		git -C "$SRC" worktree add -q --detach "$wt" "$SERIES_BRANCH"
+	fi
+	git -C "$wt" clean -fdxq tools/net/ynl
+	targets=()
+	for f in "${specs[@]##*/}"; do
+		targets+=("${f%.yaml}-user.o" "${f%.yaml}.rst")
+	done
+	PATH=/usr/bin:$PATH make -C "$wt/tools/net/ynl/generated" "${targets[@]}" >"$tmp/ynl" 2>&1 &&
+		! grep -q -i -e warning -e error "$tmp/ynl"
+	result "ynl: ${specs[*]##*/} generate C and rst, C compiles cleanly" $? "$tmp/ynl"
+fi
 
 # selftests/ <-> series.
 rc=0

@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check-w1`: build the kernel objects the series touches with W=1 and
 # C=1 (sparse) on the base and on the series, and fail on any warning the
-# series adds.  The base is checked out in its own worktree ($CACHE/w1-base)
-# and each side has its own build tree with the test kernel's .config
-# (`make prepare`, then only the touched objects).
+# series adds.  As netdev's CI does, three builds: x86_64 with gcc, 32-bit
+# (ARCH=i386) with gcc, x86_64 with clang (LLVM=1, in the Debian root of
+# scripts/llvm-root.sh: the host's LLVM is too old for this kernel).
+# W1_VARIANTS picks some of them.  The base is checked out in its own
+# worktree ($CACHE/w1-base); each side of each build has its own build tree
+# made from the test kernel's .config (`make prepare`, then only the
+# touched objects).
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -25,26 +29,57 @@ else
 	git -C "$base" checkout -q --detach "$BASE_BRANCH"
 fi
 
-# w1 TREE BUILD: warnings of the touched objects, one per line, sorted.
+# kmake VARIANT TREE BUILD ARGS...: make for one of the builds.
+kmake() {
+	local v=$1 tree=$2 build=$3
+	shift 3
+	case "$v" in
+	x86_64-gcc) make -C "$tree" O="$build" -j"$JOBS" CC="ccache gcc" "$@" ;;
+	i386-gcc) make -C "$tree" O="$build" -j"$JOBS" ARCH=i386 CC="ccache gcc" "$@" ;;
+	x86_64-clang) "$S/llvm-root.sh" run make -C "$tree" O="$build" -j"$JOBS" \
+		LLVM=1 CC="ccache clang" "$@" ;;
+	*) die "unknown W1_VARIANTS entry: $v" ;;
+	esac
+}
+
+# w1 VARIANT TREE BUILD: warnings of the touched objects, one per line,
+# sorted.
 w1() {
-	local tree=$1 build=$2
-	local k=(make -C "$tree" O="$build" -j"$JOBS" CC="ccache gcc")
+	local v=$1 tree=$2 build=$3
 
 	mkdir -p "$build"
 	cp "$BUILD/.config" "$build/.config"
-	"${k[@]}" -s olddefconfig prepare >/dev/null 2>&1 ||
-		{ echo "make prepare failed in $tree" >&2; return 1; }
+	kmake "$v" "$tree" "$build" -s olddefconfig prepare >"$build/prepare.log" 2>&1 ||
+		{ echo "make prepare ($v) failed in $tree: $build/prepare.log" >&2; return 1; }
 	rm -f "${objs[@]/#/$build/}"
 	# Line numbers differ between the two sides: compare without them.
-	"${k[@]}" W=1 C=1 "${objs[@]}" 2>&1 | grep -E 'warning:|error:' |
+	kmake "$v" "$tree" "$build" W=1 C=1 "${objs[@]}" 2>&1 |
+		grep -E 'warning:|error:' |
 		sed -E "s|$tree/||; s|:[0-9]+:([0-9]+:)?|:|" | sort
+	for o in "${objs[@]}"; do
+		[ -f "$build/$o" ] || { echo "no $o: build ($v) failed in $tree" >&2; return 1; }
+	done
 }
-w1 "$base" "$CACHE/build-w1-base" >"$CACHE/w1-base.txt" || exit 1
-w1 "$SRC" "$CACHE/build-w1-series" >"$CACHE/w1-series.txt" || exit 1
-new=$(comm -13 "$CACHE/w1-base.txt" "$CACHE/w1-series.txt")
-if [ -n "$new" ]; then
-	printf '# %s\n' "$new"
-	echo "not ok 1 w1: new W=1/C=1 warnings in ${objs[*]}"
-	exit 1
-fi
-echo "ok 1 w1: no new W=1/C=1 warnings in ${objs[*]} ($(wc -l <"$CACHE/w1-base.txt") on the base)"
+
+rc=0
+n=0
+for v in ${W1_VARIANTS:-x86_64-gcc i386-gcc x86_64-clang}; do
+	n=$((n + 1))
+	wb=$CACHE/w1-$v-base.txt
+	ws=$CACHE/w1-$v-series.txt
+	if ! w1 "$v" "$base" "$CACHE/build-w1-$v-base" >"$wb" ||
+		! w1 "$v" "$SRC" "$CACHE/build-w1-$v-series" >"$ws"; then
+		echo "not ok $n w1 $v: build failed"
+		rc=1
+		continue
+	fi
+	new=$(comm -13 "$wb" "$ws")
+	if [ -n "$new" ]; then
+		printf '# %s\n' "$new"
+		echo "not ok $n w1 $v: new W=1/C=1 warnings in ${objs[*]}"
+		rc=1
+	else
+		echo "ok $n w1 $v: no new W=1/C=1 warnings in ${objs[*]} ($(wc -l <"$wb") on the base)"
+	fi
+done
+exit "$rc"

@@ -38,16 +38,6 @@ from_ksrc() {
 	log "base: $KSRC at $(cat "$CACHE/base-version")"
 }
 
-# The Debian archive URI this machine already uses, from its apt sources.
-apt_mirror() {
-	local uri
-	# shellcheck disable=SC2016 # $(REPO_URI) is apt's format, not ours
-	uri=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
-		grep -v -e security -e '^$' | grep '/debian/\?$' | head -n 1)
-	[ -n "$uri" ] || die "no Debian mirror found in this machine's apt configuration"
-	echo "${uri%/}"
-}
-
 APT_DIR=$CACHE/apt
 apt_private() {
 	local cmd=$1

@@ -65,12 +65,23 @@ need_pkgs() {
 	fi
 }
 
+# The Debian archive URI this machine already uses, from its apt sources.
+apt_mirror() {
+	local uri
+	# shellcheck disable=SC2016 # $(REPO_URI) is apt's format, not ours
+	uri=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
+		grep -v -e security -e '^$' | grep '/debian/\?$' | head -n 1)
+	[ -n "$uri" ] || die "no Debian mirror found in this machine's apt configuration"
+	echo "${uri%/}"
+}
+
 # Packages the host needs for each step.
 PKGS_BUILD=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio git
 	xz-utils rsync file)
 PKGS_VM=(qemu-system-x86)
 PKGS_SELFTESTS=(iproute2 ethtool iputils-ping)
-PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-ply python3-git perl)
+PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-jsonschema python3-ply
+	python3-git perl)
 
 # kernel_up_to_date: steps 1-3 of the loop (base, series, kernel in
 # $BUILD), for the targets beside `make` (bench, check-*).
