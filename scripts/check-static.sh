@@ -9,6 +9,7 @@
 #  - shellcheck on scripts/, selftests/ and .ci/run
 #  - the selftest sources in selftests/ are identical to what the series
 #    adds under tools/testing/selftests/net/ (and every one is in it)
+#  - the selftest programs compile with gcc -m32 -Werror
 #  - the netlink specs the series changes generate (YNL C and rst) and
 #    the C compiles without warnings
 #  - entries the series adds to net/Makefile, net/config, net/.gitignore
@@ -120,6 +121,21 @@ if [ ${#specs[@]} -ne 0 ]; then
 		! grep -q -i -e warning -e error "$tmp/ynl"
 	result "ynl: ${specs[*]##*/} generate C and rst, C compiles cleanly" $? "$tmp/ynl"
 fi
+
+# The selftest programs also compile as 32-bit programs (netdev's CI
+# builds i386 too), against the series' uapi headers ($CACHE/build-hdr).
+rc=0
+hdr=$CACHE/build-hdr
+if make -s -C "$SRC" O="$hdr" headers_install >"$tmp/m32" 2>&1; then
+	for f in "$TOP"/selftests/*.c; do
+		gcc -m32 -Wall -Wextra -Werror -O2 -c -o /dev/null \
+			-isystem "$hdr/usr/include" -I"$SRC/tools/testing/selftests" \
+			"$f" >>"$tmp/m32" 2>&1 || rc=1
+	done
+else
+	rc=1
+fi
+result "selftests compile for 32-bit (gcc -m32 -Werror)" "$rc" "$tmp/m32"
 
 # selftests/ <-> series.
 rc=0

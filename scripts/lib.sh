@@ -81,7 +81,7 @@ PKGS_BUILD=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio git
 PKGS_VM=(qemu-system-x86)
 PKGS_SELFTESTS=(iproute2 ethtool iputils-ping)
 PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-jsonschema python3-ply
-	python3-git perl)
+	python3-git perl gcc-multilib)
 
 # kernel_up_to_date: steps 1-3 of the loop (base, series, kernel in
 # $BUILD), for the targets beside `make` (bench, check-*).

@@ -8,10 +8,10 @@
 # - ifa_flusher, in dump order, secondaries first and with the flag, empties
 #   a device carrying N addresses in one subnet or in several subnets, with
 #   the expected numbers of deleted and already gone addresses.
-# - The cost of a flush of one subnet, counted (not timed) with the ftrace
-#   function profiler: in dump order each delete promotes the next address
-#   and re-adds the routes of all the remaining ones, N(N-1)/2 calls of
-#   fib_add_ifaddr() in all; with the flag there is none.
+# - The cost of a flush of one subnet, counted (not timed) in IPv4 route
+#   notifications of the test's namespace: in dump order each delete
+#   promotes the next address and re-adds the routes of all the remaining
+#   ones, (N-1)(N+4)/2 RTM_NEWROUTE in all; with the flag there is none.
 
 # shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
 source lib.sh
@@ -19,28 +19,25 @@ source lib.sh
 ALL_TESTS="
 	test_ifa_flush
 	test_flusher_modes
-	test_fib_calls
+	test_route_calls
 "
 
 : "${IFA_FLUSH_N:=200}"
 N=$IFA_FLUSH_N
 DEV=ifaf0
-TRACEFS=
 
 # setup_dev PROMOTE: namespace $NS with $DEV up and promote_secondaries set.
+# The kernel promotes if either conf/all or conf/$DEV says so, and a new
+# namespace copies conf/all from init_net, where e.g. systemd sets it.
 setup_dev()
 {
 	local promote=$1; shift
 
 	setup_ns NS || return
 	defer cleanup_ns "$NS"
-	# A dummy device, or a veth pair where dummy is not available.
-	if ! ip -n "$NS" link add name "$DEV" type dummy 2>/dev/null; then
-		ip -n "$NS" link add name "$DEV" type veth \
-			peer name "${DEV}p" || return
-		ip -n "$NS" link set dev "${DEV}p" up || return
-	fi
+	ip -n "$NS" link add name "$DEV" type dummy || return
 	ip netns exec "$NS" sysctl -qw \
+		"net.ipv4.conf.all.promote_secondaries=$promote" \
 		"net.ipv4.conf.$DEV.promote_secondaries=$promote" || return
 	ip -n "$NS" link set dev "$DEV" up
 }
@@ -64,12 +61,16 @@ add_addrs()
 # check_empty: no IPv4 address nor route left on $DEV.
 check_empty()
 {
-	local left
+	local out
 
-	left=$(ip -n "$NS" -4 addr show dev "$DEV" | grep -c 'inet ')
-	check_err "$left" "$left addresses left on $DEV"
-	left=$(ip -n "$NS" -4 route show table all dev "$DEV" | wc -l)
-	check_err "$left" "$left routes left on $DEV"
+	out=$(ip -n "$NS" -4 addr show dev "$DEV")
+	check_err $? "cannot list the addresses of $DEV"
+	[[ $out != *"inet "* ]]
+	check_err $? "addresses left on $DEV: $out"
+	out=$(ip -n "$NS" -4 route show table all dev "$DEV")
+	check_err $? "cannot list the routes of $DEV"
+	[[ -z $out ]]
+	check_err $? "routes left on $DEV: $out"
 }
 
 # flush MODE EXPECTED: flush $DEV with ifa_flusher -m MODE and check its
@@ -125,7 +126,7 @@ flusher_modes()
 	local per s mode exp desc
 
 	if ! setup_dev "$promote"; then
-		RET=$ksft_skip retmsg="cannot create $DEV" \
+		RET=1 retmsg="cannot create $DEV" \
 			log_test "ifa_flusher, promote_secondaries=$promote"
 		return
 	fi
@@ -155,115 +156,43 @@ test_flusher_modes()
 	in_defer_scope flusher_modes 0
 }
 
-tracefs_find()
-{
-	local d
-
-	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		if [[ -w $d/function_profile_enabled ]]; then
-			TRACEFS=$d
-			return 0
-		fi
-	done
-	return 1
-}
-
-# tracing_restore FILTER PROFILE: put the filter and the profiler back.
-tracing_restore()
-{
-	local filter=$1; shift
-	local profile=$1; shift
-
-	echo "$profile" > "$TRACEFS/function_profile_enabled"
-	if [[ -n $filter ]]; then
-		echo "$filter" > "$TRACEFS/set_ftrace_filter"
-	else
-		: > "$TRACEFS/set_ftrace_filter"
-	fi
-}
-
-# Enabling the profiler clears its counters.
-profile_on()
-{
-	echo 0 > "$TRACEFS/function_profile_enabled" &&
-		echo 1 > "$TRACEFS/function_profile_enabled"
-}
-
-profile_off()
-{
-	echo 0 > "$TRACEFS/function_profile_enabled"
-}
-
-# profile_hits FUNC: calls of FUNC, summed over the CPUs.
-profile_hits()
-{
-	local func=$1; shift
-
-	awk -v f="$func" '$1 == f { n += $2 } END { print n + 0 }' \
-		"$TRACEFS"/trace_stat/function[0-9]*
-}
-
-# fib_calls MODE ADD DEL: flush N addresses of one subnet with MODE and
-# check the numbers of calls of fib_add_ifaddr() and fib_del_ifaddr().
-fib_calls()
+# route_calls MODE NEW DEL: flush N addresses of one subnet with MODE and
+# check the numbers of IPv4 route notifications it causes in $NS.
+route_calls()
 {
 	local mode=$1; shift
-	local exp_add=$1; shift
+	local exp_new=$1; shift
 	local exp_del=$1; shift
-	local add del out
+	local out exp
 
 	RET=0
 	add_addrs "$N" 0
 	check_err $? "adding $N addresses failed"
-	profile_on
-	check_err $? "cannot start the function profiler"
-	out=$(ip netns exec "$NS" ./ifa_flusher -m "$mode" "$DEV")
-	check_err $? "ifa_flusher -m $mode failed: $out"
-	profile_off
-	add=$(profile_hits fib_add_ifaddr)
-	del=$(profile_hits fib_del_ifaddr)
-	((add == exp_add))
-	check_err $? "$add calls of fib_add_ifaddr, expected $exp_add"
-	((del == exp_del))
-	check_err $? "$del calls of fib_del_ifaddr, expected $exp_del"
+	out=$(ip netns exec "$NS" ./ifa_flusher -r -m "$mode" "$DEV")
+	check_err $? "ifa_flusher -r -m $mode failed: $out"
+	exp="newroute $exp_new delroute $exp_del"
+	[[ $out == *" $exp" ]]
+	check_err $? "ifa_flusher -r -m $mode: \"$out\", expected \"... $exp\""
 	check_empty
-	log_test "-m $mode: $N addrs, fib_add_ifaddr $add, fib_del_ifaddr $del"
+	log_test "-m $mode: $N addrs, ${out##* left 0 }"
 }
 
-test_fib_calls()
+test_route_calls()
 {
-	local filter profile func
-
 	RET=0
-	if ! tracefs_find; then
-		log_test_skip "fib calls: no ftrace function profiler"
-		return
-	fi
-	for func in fib_add_ifaddr fib_del_ifaddr; do
-		if ! grep -qx "$func" "$TRACEFS/available_filter_functions" \
-		     2>/dev/null; then
-			log_test_skip "fib calls: $func cannot be traced"
-			return
-		fi
-	done
-	filter=$(grep -v '^#' "$TRACEFS/set_ftrace_filter")
-	profile=$(cat "$TRACEFS/function_profile_enabled")
-	defer tracing_restore "$filter" "$profile"
-	if ! echo "fib_add_ifaddr fib_del_ifaddr" > \
-	     "$TRACEFS/set_ftrace_filter"; then
-		log_test_skip "fib calls: cannot set the ftrace filter"
-		return
-	fi
 	if ! setup_dev 1; then
-		log_test_skip "fib calls: cannot create $DEV"
+		RET=1 retmsg="cannot create $DEV" log_test "route notifications"
 		return
 	fi
 
-	# Dump order: deleting the primary of k addresses removes the routes
-	# of the k - 1 others, promotes one and adds them back.
-	fib_calls dump $((N * (N - 1) / 2)) $((N * (N + 1) / 2))
-	fib_calls secfirst 0 "$N"
-	fib_calls flag 0 "$N"
+	# Dump order: deleting the primary of k addresses deletes its local,
+	# prefix and broadcast routes and the local routes of the k - 1
+	# others, promotes one, adds its three routes back and the local
+	# routes of the k - 2 others with the new prefsrc.  Without promotion
+	# only the N local routes, the prefix and the broadcast route go.
+	route_calls dump $(((N - 1) * (N + 4) / 2)) $((N * (N + 5) / 2))
+	route_calls secfirst 0 $((N + 2))
+	route_calls flag 0 $((N + 2))
 }
 
 if (($(id -u))); then

@@ -3,7 +3,7 @@
  * ifa_flusher: add or flush many IPv4 addresses of one device over raw
  * rtnetlink, for ifa_flush.sh and the flush benchmark.
  *
- *   ifa_flusher [-m dump|secfirst|flag] [-b BATCH] DEV
+ *   ifa_flusher [-m dump|secfirst|flag] [-b BATCH] [-r] DEV
  *	Dump the IPv4 addresses of DEV and delete them with RTM_DELADDR:
  *	dump:     in dump order (what "ip addr flush" does);
  *	secfirst: secondaries first, then primaries (the userspace-only
@@ -14,6 +14,11 @@
  *	(EADDRNOTAVAIL) is counted as gone.  Prints the number of addresses
  *	found, deleted, gone and left; exits 0 only if no request failed
  *	otherwise and a final dump shows no IPv4 address left on DEV.
+ *	With -r, also counts the IPv4 route notifications (RTM_NEWROUTE,
+ *	RTM_DELROUTE) the flush causes in the current network namespace:
+ *	the kernel sends them before the ack of the request that caused
+ *	them, so reading them after each batch's acks counts them exactly;
+ *	a lost notification (ENOBUFS) is an error.
  *
  *   ifa_flusher -a COUNT -p ADDR/LEN [-s PER_SUBNET] [-b BATCH] DEV
  *	Add COUNT addresses: hosts 1, 2, ... of the subnet ADDR/LEN, or,
@@ -45,6 +50,7 @@
 #endif
 
 #define RCVBUF_SIZE	(4 << 20)
+#define ROUTE_RCVBUF	(64 << 20)
 #define RECV_LEN	(64 << 10)
 #define MAX_BATCH	1024
 
@@ -68,6 +74,8 @@ struct req {
 };
 
 static int nl_fd;
+static int rt_fd = -1;		/* route notifications, with -r */
+static unsigned long rt_new, rt_del;
 static unsigned int nl_seq;
 static int ifindex;
 static union {
@@ -78,7 +86,7 @@ static union {
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: ifa_flusher [-m dump|secfirst|flag] [-b BATCH] DEV\n"
+		"usage: ifa_flusher [-m dump|secfirst|flag] [-b BATCH] [-r] DEV\n"
 		"       ifa_flusher -a COUNT -p ADDR/LEN [-s PER_SUBNET]\n"
 		"                   [-b BATCH] DEV\n");
 	exit(2);
@@ -95,15 +103,81 @@ static int nl_open(void)
 		return -1;
 	}
 	/* Small acks (no copy of the request) with the extack message. */
-	setsockopt(nl_fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	setsockopt(nl_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	if (setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
-		setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (setsockopt(nl_fd, SOL_NETLINK, NETLINK_CAP_ACK, &one,
+		       sizeof(one)) ||
+	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one,
+		       sizeof(one))) {
+		perror("setsockopt(NETLINK_CAP_ACK/EXT_ACK)");
+		return -1;
+	}
+	/* Room for the acks of a batch; without it, use smaller batches. */
+	if (setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) &&
+	    setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz)))
+		perror("setsockopt(SO_RCVBUF)");
 	if (bind(nl_fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		perror("bind(NETLINK_ROUTE)");
 		return -1;
 	}
 	return 0;
+}
+
+/* A socket that receives the IPv4 route notifications of this netns. */
+static int rt_open(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = RTMGRP_IPV4_ROUTE,
+	};
+	int sz = ROUTE_RCVBUF;
+
+	rt_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (rt_fd < 0) {
+		perror("socket(NETLINK_ROUTE)");
+		return -1;
+	}
+	if (setsockopt(rt_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) &&
+	    setsockopt(rt_fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz)))
+		perror("setsockopt(SO_RCVBUF)");
+	if (bind(rt_fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("bind(RTMGRP_IPV4_ROUTE)");
+		return -1;
+	}
+	return 0;
+}
+
+/* Count the queued route notifications; -1 if some were lost. */
+static int rt_drain(void)
+{
+	static union {
+		struct nlmsghdr nlh;
+		char buf[RECV_LEN];
+	} b;
+	const struct nlmsghdr *nlh;
+	ssize_t len;
+	int rem;
+
+	if (rt_fd < 0)
+		return 0;
+	for (;;) {
+		len = recv(rt_fd, b.buf, sizeof(b.buf), MSG_DONTWAIT);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno == EAGAIN)
+			return 0;
+		if (len < 0) {
+			/* ENOBUFS: the counts would be wrong. */
+			perror("route notifications");
+			return -1;
+		}
+		rem = len;
+		for (nlh = &b.nlh; NLMSG_OK(nlh, rem);
+		     nlh = NLMSG_NEXT(nlh, rem)) {
+			if (nlh->nlmsg_type == RTM_NEWROUTE)
+				rt_new++;
+			else if (nlh->nlmsg_type == RTM_DELROUTE)
+				rt_del++;
+		}
+	}
 }
 
 static ssize_t nl_recv(void)
@@ -153,7 +227,8 @@ static const char *ack_msg(const struct nlmsghdr *nlh)
 	size_t off;
 	int rem;
 
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*err)))
 		return NULL;
 	off = NLMSG_HDRLEN + sizeof(*err);
 	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
@@ -207,6 +282,8 @@ static void parse_addr(const struct nlmsghdr *nlh, struct addr_list *l,
 	a.flags = ifa->ifa_flags;
 	rem = IFA_PAYLOAD(nlh);
 	for (rta = IFA_RTA(ifa); RTA_OK(rta, rem); rta = RTA_NEXT(rta, rem)) {
+		if (RTA_PAYLOAD(rta) < 4)
+			continue;
 		switch (rta->rta_type) {
 		case IFA_LOCAL:
 			memcpy(&a.local, RTA_DATA(rta), 4);
@@ -262,9 +339,12 @@ static int dump_addrs(struct addr_list *l)
 				return ret;
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *e = NLMSG_DATA(nlh);
+				bool short_msg = nlh->nlmsg_len <
+						 NLMSG_LENGTH(sizeof(*e));
 
 				fprintf(stderr, "address dump: %s\n",
-					strerror(-e->error));
+					short_msg ? "short error message" :
+						    strerror(-e->error));
 				return -1;
 			}
 			if (nlh->nlmsg_type == RTM_NEWADDR)
@@ -355,6 +435,11 @@ static int run_requests(const struct addr *const *addrs, unsigned int n,
 				if (k >= cnt)
 					continue;
 				acked++;
+				if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e))) {
+					fprintf(stderr, "short ack\n");
+					c->failed++;
+					continue;
+				}
 				if (!e->error) {
 					c->ok++;
 					continue;
@@ -374,11 +459,13 @@ static int run_requests(const struct addr *const *addrs, unsigned int n,
 					msg ? ": " : "", msg ? msg : "");
 			}
 		}
+		if (rt_drain())
+			return -1;
 	}
 	return 0;
 }
 
-static int do_flush(const char *mode, unsigned int batch)
+static int do_flush(const char *mode, unsigned int batch, bool routes)
 {
 	struct addr_list l = {};
 	const struct addr **order;
@@ -410,13 +497,18 @@ static int do_flush(const char *mode, unsigned int batch)
 			ifa_flags = IFA_F_FLUSH;
 	}
 
+	if (routes && rt_open())
+		return 1;
 	ret = run_requests(order, n, batch, RTM_DELADDR, 0, ifa_flags, true,
 			   &c);
 	free(order);
 	if (ret || dump_addrs(&l))
 		return 1;
-	printf("found %u deleted %u gone %u failed %u left %u\n",
+	printf("found %u deleted %u gone %u failed %u left %u",
 	       found, c.ok, c.gone, c.failed, l.n);
+	if (routes)
+		printf(" newroute %lu delroute %lu", rt_new, rt_del);
+	printf("\n");
 	free(l.a);
 	return c.failed || l.n ? 1 : 0;
 }
@@ -486,10 +578,11 @@ int main(int argc, char **argv)
 {
 	unsigned long count = 0, per_subnet = 0, batch = 64;
 	const char *mode = "dump", *prefix = NULL;
+	bool routes = false;
 	char *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:b:m:p:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:m:p:rs:")) != -1) {
 		switch (opt) {
 		case 'a':
 			count = strtoul(optarg, &end, 0);
@@ -510,6 +603,9 @@ int main(int argc, char **argv)
 		case 'p':
 			prefix = optarg;
 			break;
+		case 'r':
+			routes = true;
+			break;
 		case 's':
 			per_subnet = strtoul(optarg, &end, 0);
 			if (*end || !per_subnet)
@@ -519,7 +615,8 @@ int main(int argc, char **argv)
 			print_usage();
 		}
 	}
-	if (optind != argc - 1 || (count && !prefix) || (!count && prefix))
+	if (optind != argc - 1 || (count && !prefix) || (!count && prefix) ||
+	    (count && routes))
 		print_usage();
 
 	ifindex = if_nametoindex(argv[optind]);
@@ -532,5 +629,5 @@ int main(int argc, char **argv)
 
 	if (count)
 		return do_add(count, prefix, per_subnet, batch);
-	return do_flush(mode, batch);
+	return do_flush(mode, batch, routes);
 }
