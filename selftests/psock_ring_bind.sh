@@ -61,6 +61,10 @@ test_psock_ring_bind()
 	log_test "AF_PACKET rx ring vs. bind ordering"
 }
 
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: need root"
+	exit "$ksft_skip"
+fi
 if [ ! -x ./psock_ring_bind ]; then
 	echo "SKIP: ./psock_ring_bind not built"
 	exit "$ksft_skip"
