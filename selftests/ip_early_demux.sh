@@ -56,8 +56,7 @@ setup()
 	idx=$(((1 << 30) + (RANDOM << 15) + RANDOM))
 	idx=$((idx & ~1))
 	ip -n "$NS1" link add name "${DEV[1]}" index "$idx" type veth \
-		peer name "${DEV[2]}" netns "$NS2" index $((idx + 1)) ||
-		return "$ksft_skip"
+		peer name "${DEV[2]}" netns "$NS2" index $((idx + 1)) || return
 
 	for i in 1 2; do
 		# No link-local address: no DAD, no route change mid-test.
@@ -359,6 +358,9 @@ if [[ ! -d /sys/kernel/tracing/events/fib/fib_table_lookup &&
 fi
 
 trap 'defer_scopes_cleanup; cleanup_all_ns' EXIT
-setup || exit "$ksft_skip"
+if ! setup; then
+	echo "FAIL: cannot set up the namespaces and the veth pair"
+	exit "$ksft_fail"
+fi
 tests_run
 exit "$EXIT_STATUS"

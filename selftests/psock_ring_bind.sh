@@ -29,15 +29,15 @@ link_ready()
 
 setup()
 {
-	setup_ns NS || exit "$ksft_skip"
+	setup_ns NS || { echo "cannot create a netns"; exit "$ksft_fail"; }
 	defer cleanup_ns "$NS"
 
 	# Nothing else on the wire (the test filters by EtherType anyway).
 	ip netns exec "$NS" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 \
 		2>/dev/null
 	if ! ip -n "$NS" link add "$IF0" type veth peer name "$IF1"; then
-		echo "SKIP: cannot create a veth pair"
-		exit "$ksft_skip"
+		echo "cannot create a veth pair (CONFIG_VETH is in config)"
+		exit "$ksft_fail"
 	fi
 	ip -n "$NS" link set "$IF0" up
 	ip -n "$NS" link set "$IF1" up
