@@ -9,7 +9,7 @@
 #  - shellcheck on scripts/, selftests/ and .ci/run
 #  - the selftest sources in selftests/ are identical to what the series
 #    adds under tools/testing/selftests/net/ (and every one is in it)
-#  - the selftest programs compile with gcc -m32 -Werror
+#  - the selftest programs build with gcc -m32 (-Werror)
 #  - the netlink specs the series changes generate (YNL C and rst) and
 #    the C compiles without warnings
 #  - entries the series adds to net/Makefile, net/config, net/.gitignore
@@ -122,20 +122,18 @@ if [ ${#specs[@]} -ne 0 ]; then
 	result "ynl: ${specs[*]##*/} generate C and rst, C compiles cleanly" $? "$tmp/ynl"
 fi
 
-# The selftest programs also compile as 32-bit programs (netdev's CI
-# builds i386 too), against the series' uapi headers ($CACHE/build-hdr).
+# The selftest programs also build as 32-bit programs (netdev's CI builds
+# i386 too): selftests/Makefile's own rules with CC="gcc -m32", against
+# the series' uapi headers.  These run before scripts/build.sh, so the
+# headers of $BUILD may still be the previous series': install the
+# applied tree's into $CACHE/build-hdr (incremental, a few seconds).
 rc=0
 hdr=$CACHE/build-hdr
-if make -s -C "$SRC" O="$hdr" headers_install >"$tmp/m32" 2>&1; then
-	for f in "$TOP"/selftests/*.c; do
-		gcc -m32 -Wall -Wextra -Werror -O2 -c -o /dev/null \
-			-isystem "$hdr/usr/include" -I"$SRC/tools/testing/selftests" \
-			"$f" >>"$tmp/m32" 2>&1 || rc=1
-	done
-else
-	rc=1
-fi
-result "selftests compile for 32-bit (gcc -m32 -Werror)" "$rc" "$tmp/m32"
+mkdir -p "$tmp/m32"
+{ make -s -C "$SRC" O="$hdr" headers_install &&
+	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$hdr/usr/include" \
+		OUTPUT="$tmp/m32" CC="gcc -m32"; } >"$tmp/m32.log" 2>&1 || rc=1
+result "selftests build for 32-bit (gcc -m32, -Werror)" "$rc" "$tmp/m32.log"
 
 # selftests/ <-> series.
 rc=0

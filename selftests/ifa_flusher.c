@@ -92,54 +92,47 @@ static void print_usage(void)
 	exit(2);
 }
 
-static int nl_open(void)
+/*
+ * A rtnetlink socket bound to @groups with a receive buffer of @size (the
+ * acks of a batch, or the notifications it causes), or -1.
+ */
+static int nl_socket(unsigned int groups, int size)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int one = 1, sz = RCVBUF_SIZE;
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = groups,
+	};
+	int fd;
 
-	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (nl_fd < 0) {
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0) {
 		perror("socket(NETLINK_ROUTE)");
 		return -1;
 	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)))
+		perror("setsockopt(SO_RCVBUF)");
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("bind(NETLINK_ROUTE)");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int nl_open(void)
+{
+	int one = 1;
+
+	nl_fd = nl_socket(0, RCVBUF_SIZE);
+	if (nl_fd < 0)
+		return -1;
 	/* Small acks (no copy of the request) with the extack message. */
 	if (setsockopt(nl_fd, SOL_NETLINK, NETLINK_CAP_ACK, &one,
 		       sizeof(one)) ||
 	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one,
 		       sizeof(one))) {
 		perror("setsockopt(NETLINK_CAP_ACK/EXT_ACK)");
-		return -1;
-	}
-	/* Room for the acks of a batch; without it, use smaller batches. */
-	if (setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) &&
-	    setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz)))
-		perror("setsockopt(SO_RCVBUF)");
-	if (bind(nl_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror("bind(NETLINK_ROUTE)");
-		return -1;
-	}
-	return 0;
-}
-
-/* A socket that receives the IPv4 route notifications of this netns. */
-static int rt_open(void)
-{
-	struct sockaddr_nl sa = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = RTMGRP_IPV4_ROUTE,
-	};
-	int sz = ROUTE_RCVBUF;
-
-	rt_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (rt_fd < 0) {
-		perror("socket(NETLINK_ROUTE)");
-		return -1;
-	}
-	if (setsockopt(rt_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) &&
-	    setsockopt(rt_fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz)))
-		perror("setsockopt(SO_RCVBUF)");
-	if (bind(rt_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror("bind(RTMGRP_IPV4_ROUTE)");
 		return -1;
 	}
 	return 0;
@@ -497,8 +490,12 @@ static int do_flush(const char *mode, unsigned int batch, bool routes)
 			ifa_flags = IFA_F_FLUSH;
 	}
 
-	if (routes && rt_open())
-		return 1;
+	/* The IPv4 route notifications of this netns. */
+	if (routes) {
+		rt_fd = nl_socket(RTMGRP_IPV4_ROUTE, ROUTE_RCVBUF);
+		if (rt_fd < 0)
+			return 1;
+	}
 	ret = run_requests(order, n, batch, RTM_DELADDR, 0, ifa_flags, true,
 			   &c);
 	free(order);
