@@ -19,10 +19,17 @@ DEV=${DEV:-$CACHE/dev}
 PREFIX=${PREFIX:-"PATCH net-next"}
 NETDIR=tools/testing/selftests/net
 
-[ -d "$DEV" ] || {
+# A fresh clone has only patches/: the development branch is made from it
+# (`git am` of the series onto the base), so that the repository alone is
+# enough to change a kernel patch and export the series again.
+if [ ! -d "$DEV" ]; then
 	git -C "$SRC" worktree add -q -b dev "$DEV" "$BASE_BRANCH"
-	log "created $DEV (branch dev) from $BASE_BRANCH: commit kernel changes there"
-}
+	while read -r p; do
+		git -C "$DEV" -c core.hooksPath=/dev/null am -q -3 "$p" ||
+			die "patch does not apply: ${p#"$TOP"/}"
+	done < <(series_patches)
+	log "created $DEV (branch dev): $BASE_BRANCH + patches/; commit kernel changes there"
+fi
 git -C "$DEV" diff --quiet HEAD || die "$DEV has uncommitted changes"
 
 # 1. Fold the selftest sources into the commits that added them.

@@ -73,7 +73,9 @@ download_deb() {
 	if [ -z "$deb" ]; then
 		(cd "$CACHE/dl" && apt_private apt-get -qq download "$pkg=$ver" 2>/dev/null) ||
 			die "download of $pkg=$ver failed"
-		deb=$(find "$CACHE/dl" -name "${pkg}_*_all.deb" -newer "$APT_DIR/sources.list" | head -n 1)
+		# apt stamps the file with the server's Last-Modified time: find it
+		# by the name apt gives it, not by its modification time.
+		deb=$(find "$CACHE/dl" -name "${pkg}_${ver//:/%3a}_all.deb" | head -n 1)
 	fi
 	[ -n "$deb" ] || die "download of $pkg=$ver left no file"
 	echo "$pkg $ver $deb"
@@ -100,6 +102,7 @@ from_debian() {
 	git -C "$SRC" init -q -b "$BASE_BRANCH"
 	git -C "$SRC" add -A -f
 	git -C "$SRC" -c core.hooksPath=/dev/null commit -q \
+		--author="$GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>" \
 		-m "Linux $(src_kernelversion) (Debian $pkg $ver)" \
 		-m "Imported unmodified from the Debian package as the stand-in base."
 	echo "Debian $pkg $ver" >"$CACHE/base-version"

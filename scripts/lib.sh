@@ -16,6 +16,11 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 JOBS=${JOBS:-$(nproc)}
 # The newest Debian linux-source-7.x is the stand-in for net-next.
 BASE_PKG_RE=${BASE_PKG_RE:-'^linux-source-7\.[0-9]+$'}
+# Commits the loop makes itself (the base import, `git am` of the series
+# onto it) carry this identity, so that a machine without a git identity
+# works; the patches keep their own From: lines as authors.
+export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-netseries loop}
+export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-netseries@localhost}
 # Branch names inside $SRC.
 BASE_BRANCH=netseries-base
 SERIES_BRANCH=netseries
@@ -79,9 +84,9 @@ apt_mirror() {
 PKGS_BUILD=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio git
 	xz-utils rsync file)
 PKGS_VM=(qemu-system-x86)
-PKGS_SELFTESTS=(iproute2 ethtool iputils-ping)
+PKGS_SELFTESTS=(iproute2 ethtool iputils-ping jq)
 PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-jsonschema python3-ply
-	python3-git perl gcc-multilib)
+	python3-git perl gcc-multilib rsync)
 
 # kernel_up_to_date: steps 1-3 of the loop (base, series, kernel in
 # $BUILD), for the targets beside `make` (bench, check-*).
