@@ -62,9 +62,14 @@ for p in "${patches[@]}"; do
 		cp "$tmp/cp" "$key.out"
 		echo "$rc" >"$key.rc"
 	fi
-	# One known false positive: codespell's "iif" is the input interface
-	# field of the fib tracepoints, which the early demux test filters on.
-	grep -v -E "^(CHECK|WARNING):TYPO_SPELLING: 'iif' may be misspelled" "$tmp/cp" |
+	# Known false positives: codespell's "iif" is the input interface
+	# field of the fib tracepoints, which the early demux test filters on;
+	# the Debian stand-in base is one commit without history, so the
+	# commit a Fixes: tag names is unknown there (with KSRC= a real tree
+	# checks it).
+	fp="^(CHECK|WARNING):TYPO_SPELLING: 'iif' may be misspelled"
+	[ -n "${KSRC:-}" ] || fp="$fp|^WARNING:UNKNOWN_COMMIT_ID: "
+	grep -v -E "$fp" "$tmp/cp" |
 		grep -q -e '^WARNING' -e '^ERROR' -e '^CHECK' || rc=0
 	result "checkpatch $name" "$rc" "$tmp/cp"
 	grep -q '^Signed-off-by: ' "$p"

@@ -3,8 +3,10 @@
  * ifa_flusher: add or flush many IPv4 addresses of one device over raw
  * rtnetlink, for ifa_flush.sh and the flush benchmark.
  *
- *   ifa_flusher [-m dump|secfirst|flag] [-b BATCH] [-r] DEV
- *	Dump the IPv4 addresses of DEV and delete them with RTM_DELADDR:
+ *   ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN] [-b BATCH] [-r] DEV
+ *	Dump the IPv4 addresses of DEV (with -o, only those of the subnet
+ *	ADDR/LEN: prefix length LEN and IFA_ADDRESS, the peer if there is
+ *	one, in ADDR/LEN) and delete them with RTM_DELADDR:
  *	dump:     in dump order (what "ip addr flush" does);
  *	secfirst: secondaries first, then primaries (the userspace-only
  *		  way to avoid promotions, iproute2 2009-2015);
@@ -19,6 +21,12 @@
  *	the kernel sends them before the ack of the request that caused
  *	them, so reading them after each batch's acks counts them exactly;
  *	a lost notification (ENOBUFS) is an error.
+ *
+ *   ifa_flusher -c DEV
+ *	Whether the kernel knows IFA_F_FLUSH: it rejects an RTM_NEWADDR
+ *	that carries the flag (exit 0), an older kernel stores the address
+ *	(exit 4, the address is deleted again).  DEV should be a scratch
+ *	device.
  *
  *   ifa_flusher -a COUNT -p ADDR/LEN [-s PER_SUBNET] [-b BATCH] DEV
  *	Add COUNT addresses: hosts 1, 2, ... of the subnet ADDR/LEN, or,
@@ -86,7 +94,9 @@ static union {
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: ifa_flusher [-m dump|secfirst|flag] [-b BATCH] [-r] DEV\n"
+		"usage: ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN]\n"
+		"                   [-b BATCH] [-r] DEV\n"
+		"       ifa_flusher -c DEV\n"
 		"       ifa_flusher -a COUNT -p ADDR/LEN [-s PER_SUBNET]\n"
 		"                   [-b BATCH] DEV\n");
 	exit(2);
@@ -376,6 +386,8 @@ static void build_req(struct req *r, int type, int flags,
 
 struct counts {
 	unsigned int ok, gone, failed;
+	int last_error;		/* of the last failed request */
+	bool quiet;		/* do not report failed requests */
 };
 
 /*
@@ -443,6 +455,9 @@ static int run_requests(const struct addr *const *addrs, unsigned int n,
 					continue;
 				}
 				c->failed++;
+				c->last_error = e->error;
+				if (c->quiet)
+					continue;
 				a = addrs[i + k];
 				inet_ntop(AF_INET, &a->local, buf, sizeof(buf));
 				msg = ack_msg(nlh);
@@ -458,7 +473,47 @@ static int run_requests(const struct addr *const *addrs, unsigned int n,
 	return 0;
 }
 
-static int do_flush(const char *mode, unsigned int batch, bool routes)
+/* ADDR/LEN (LEN 1..max_len) into host-order prefix and mask. */
+static void parse_prefix(const char *prefix, unsigned int max_len,
+			 __u32 *base, __u32 *mask, unsigned int *plen)
+{
+	char buf[INET_ADDRSTRLEN + 4];	/* ADDR/LEN */
+	unsigned int len;
+	char *slash, *end;
+
+	if (snprintf(buf, sizeof(buf), "%s", prefix) >= (int)sizeof(buf))
+		print_usage();
+	slash = strchr(buf, '/');
+	if (!slash)
+		print_usage();
+	*slash++ = '\0';
+	len = strtoul(slash, &end, 10);
+	if (*end || len < 1 || len > max_len ||
+	    inet_pton(AF_INET, buf, base) != 1)
+		print_usage();
+	*mask = 0xffffffffu << (32 - len);
+	*base = ntohl(*base) & *mask;
+	*plen = len;
+}
+
+/* Keep only the addresses of the subnet @only (ADDR/LEN), if given. */
+static void filter_subnet(struct addr_list *l, const char *only)
+{
+	unsigned int i, n = 0, len;
+	__u32 base, mask;
+
+	if (!only)
+		return;
+	parse_prefix(only, 32, &base, &mask, &len);
+	for (i = 0; i < l->n; i++)
+		if (l->a[i].prefixlen == len &&
+		    (ntohl(l->a[i].address) & mask) == base)
+			l->a[n++] = l->a[i];
+	l->n = n;
+}
+
+static int do_flush(const char *mode, const char *only, unsigned int batch,
+		    bool routes)
 {
 	struct addr_list l = {};
 	const struct addr **order;
@@ -469,6 +524,7 @@ static int do_flush(const char *mode, unsigned int batch, bool routes)
 
 	if (dump_addrs(&l))
 		return 1;
+	filter_subnet(&l, only);
 	found = l.n;
 	order = calloc(found ? found : 1, sizeof(*order));
 	if (!order) {
@@ -501,6 +557,7 @@ static int do_flush(const char *mode, unsigned int batch, bool routes)
 	free(order);
 	if (ret || dump_addrs(&l))
 		return 1;
+	filter_subnet(&l, only);
 	printf("found %u deleted %u gone %u failed %u left %u",
 	       found, c.ok, c.gone, c.failed, l.n);
 	if (routes)
@@ -518,22 +575,10 @@ static int do_add(unsigned long count, const char *prefix,
 	unsigned long hosts, subnets, i;
 	__u32 base, mask;
 	struct addr *addrs;
-	char buf[INET_ADDRSTRLEN + 4];	/* ADDR/LEN */
 	unsigned int len;
-	char *slash, *end;
 	int ret;
 
-	if (snprintf(buf, sizeof(buf), "%s", prefix) >= (int)sizeof(buf))
-		print_usage();
-	slash = strchr(buf, '/');
-	if (!slash)
-		print_usage();
-	*slash++ = '\0';
-	len = strtoul(slash, &end, 10);
-	if (*end || len < 1 || len > 30 || inet_pton(AF_INET, buf, &base) != 1)
-		print_usage();
-	mask = 0xffffffffu << (32 - len);
-	base = ntohl(base) & mask;
+	parse_prefix(prefix, 30, &base, &mask, &len);
 	hosts = (1ul << (32 - len)) - 2;
 	if (!per_subnet)
 		per_subnet = count;	/* all in the one subnet */
@@ -571,15 +616,49 @@ static int do_add(unsigned long count, const char *prefix,
 	return c.failed ? 1 : 0;
 }
 
+/*
+ * A kernel that knows IFA_F_FLUSH rejects it in RTM_NEWADDR; an older one
+ * ignores the unknown bit and stores it in the address.  No delete is
+ * involved, so a kernel whose flag handling is broken is still tested.
+ */
+static int do_check(void)
+{
+	const struct addr a = {
+		.local = htonl(0xc0000201),	/* 192.0.2.1/32 */
+		.address = htonl(0xc0000201),
+		.prefixlen = 32,
+	};
+	const struct addr *order = &a;
+	struct counts c = { .quiet = true };
+
+	if (run_requests(&order, 1, 1, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL,
+			 IFA_F_FLUSH, false, &c))
+		return 1;
+	if (c.ok) {
+		memset(&c, 0, sizeof(c));
+		if (run_requests(&order, 1, 1, RTM_DELADDR, 0, 0, false, &c) ||
+		    c.failed)
+			return 1;
+		printf("IFA_F_FLUSH unknown to this kernel\n");
+		return 4;	/* KSFT_SKIP */
+	}
+	if (c.last_error != -EINVAL) {
+		fprintf(stderr, "RTM_NEWADDR with IFA_F_FLUSH: %s\n",
+			strerror(-c.last_error));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long count = 0, per_subnet = 0, batch = 64;
-	const char *mode = "dump", *prefix = NULL;
-	bool routes = false;
+	const char *mode = "dump", *prefix = NULL, *only = NULL;
+	bool routes = false, check = false;
 	char *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:b:m:p:rs:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:cm:o:p:rs:")) != -1) {
 		switch (opt) {
 		case 'a':
 			count = strtoul(optarg, &end, 0);
@@ -591,11 +670,17 @@ int main(int argc, char **argv)
 			if (*end || !batch || batch > MAX_BATCH)
 				print_usage();
 			break;
+		case 'c':
+			check = true;
+			break;
 		case 'm':
 			mode = optarg;
 			if (strcmp(mode, "dump") && strcmp(mode, "secfirst") &&
 			    strcmp(mode, "flag"))
 				print_usage();
+			break;
+		case 'o':
+			only = optarg;
 			break;
 		case 'p':
 			prefix = optarg;
@@ -624,7 +709,9 @@ int main(int argc, char **argv)
 	if (nl_open())
 		return 1;
 
+	if (check)
+		return do_check();
 	if (count)
 		return do_add(count, prefix, per_subnet, batch);
-	return do_flush(mode, batch, routes);
+	return do_flush(mode, only, batch, routes);
 }
