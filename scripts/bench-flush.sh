@@ -6,53 +6,61 @@
 #   VM_ENV="BENCH_ONE BENCH_RFC" BENCH_ONE=500 BENCH_RFC=2500 \
 #	scripts/vm-run.sh scripts/<this script>		(quick run)
 #
-# Layouts, all with promote_secondaries=1 on a dummy device:
-#   one  N addresses in one subnet (10.0.0.0/16), N in $BENCH_ONE;
-#   rfc  /24 subnets of $BENCH_PER addresses each (10.0.0.0/24,
-#        10.0.1.0/24, ...), N in $BENCH_RFC.
+# Layouts on a dummy device:
+#   one   N addresses in one subnet (10.0.0.0/8), N in $BENCH_ONE;
+#   rfc   /24 subnets of $BENCH_PER addresses each (10.0.0.0/24,
+#         10.0.1.0/24, ...), N in $BENCH_RFC (the 2016 RFC's layout);
+#   host  N /32 addresses, each its own primary (anycast and VIP hosts),
+#         N in $BENCH_HOST.
 # For each layout and N, the addresses are added (ifa_flusher -a, timed)
-# and flushed again by each method:
+# and flushed again by each method, promote_secondaries=1 unless said:
 #   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
 #             dump order, in batches while the dump goes on, and dumps
 #             again until nothing is left (promoted addresses move behind
 #             the dump position and wait for the next round);
-#   dump      ifa_flusher -m dump: dump, then delete in dump order;
-#   secfirst  ifa_flusher -m secfirst: secondaries first, then primaries;
-#   flag      ifa_flusher -m flag: dump order with IFA_F_FLUSH.
+#   secfirst  ifa_flusher -m secfirst: secondaries first, then primaries
+#             (what userspace can do without a kernel change);
+#   plain     ifa_flusher -m dump with promote_secondaries=0: dump order,
+#             a primary takes its secondaries along (the kernel default);
+#   flag      ifa_flusher -m flag: dump order with IFA_F_FLUSH, every
+#             address (the later ones are gone: EADDRNOTAVAIL);
+#   flagprim  ifa_flusher -m flagprim: the primaries only, with the flag.
 # Each flush is timed with date +%s.%N and, when the ftrace function
 # profiler is available, fib_add_ifaddr()/fib_del_ifaddr() calls are
 # counted during it.  Prints Markdown tables: seconds, ratios against the
 # plain flushes (ifa_flusher -m dump and ip) and call counts.
 #
 # Environment:
-#   BENCH_ONE      sizes of the one-subnet layout ("500 1000 2000")
+#   BENCH_ONE      sizes of the one-subnet layout ("10000 20000 40000")
 #   BENCH_RFC      sizes of the /24 layout ("10000 20000 40000")
+#   BENCH_HOST     sizes of the /32 layout ("10000 20000 40000")
 #   BENCH_PER      addresses per /24 subnet (250)
-#   BENCH_IP_MAX   skip the stock ip flush when N is above this (no limit)
-#   BENCH_DUMP_MAX skip ifa_flusher -m dump when N is above this (10000;
-#                  empty: no limit).  Its cost grows with N times the
-#                  list length: under TCG, 180 s at 10000 in /24s, about
-#                  12 min at 20000 and 50 min at 40000, twice with
-#                  BENCH_PROFILE=separate.
+#   BENCH_METHODS  the methods ("ip secfirst plain flag flagprim")
+#   BENCH_IP_MAX   skip the stock ip flush of the rfc and host layouts when
+#                  N is above this (40000: 167 s at 40000 in /24s under
+#                  TCG, four times that at 80000); in the one-subnet
+#                  layout it promotes N times and is always skipped above
+#                  BENCH_IP_ONE_MAX (2000: 44 s; over 10 min at 10000)
 #   BENCH_PROFILE  separate: time without the profiler, then count the
-#                  calls in a second add + flush (default); 1: count during
-#                  the timed flush (one pass, but the profiler adds ~30% to
-#                  the promoting flushes under TCG); 0: no counts
+#                  calls in a second add + flush; 1: count during the
+#                  timed flush; 0: no counts (default)
 # Pass them into the guest with VM_ENV="BENCH_ONE BENCH_RFC ...".  The
 # default run takes roughly half an hour under TCG: use VM_TIMEOUT=3600.
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FLUSHER=${FLUSHER:-$TOP/selftests/ifa_flusher}
-BENCH_ONE=${BENCH_ONE-500 1000 2000}
+BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
+BENCH_HOST=${BENCH_HOST-10000 20000 40000}
 BENCH_PER=${BENCH_PER:-250}
-BENCH_IP_MAX=${BENCH_IP_MAX:-}
-BENCH_DUMP_MAX=${BENCH_DUMP_MAX-10000}
-BENCH_PROFILE=${BENCH_PROFILE:-separate}
+BENCH_IP_MAX=${BENCH_IP_MAX-40000}
+BENCH_IP_ONE_MAX=${BENCH_IP_ONE_MAX-2000}
+BENCH_PROFILE=${BENCH_PROFILE:-0}
 NS=bench-flush-$$
 DEV=bf0
-METHODS="ip dump secfirst flag"
+METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim}
+LAYOUTS="one rfc host"
 TRACEFS=
 OLD_FILTER=
 OLD_PROFILE=
@@ -156,15 +164,38 @@ cleanup()
 	ip netns del "$NS" 2>/dev/null
 }
 
+# sizes LAYOUT
+sizes()
+{
+	case $1 in
+	one) echo "$BENCH_ONE" ;;
+	rfc) echo "$BENCH_RFC" ;;
+	host) echo "$BENCH_HOST" ;;
+	esac
+}
+
 # add_addrs LAYOUT N
 add_addrs()
 {
-	if [[ $1 == one ]]; then
-		ip netns exec "$NS" "$FLUSHER" -a "$2" -p 10.0.0.0/16 "$DEV"
-	else
+	case $1 in
+	one)
+		ip netns exec "$NS" "$FLUSHER" -a "$2" -p 10.0.0.0/8 "$DEV" ;;
+	rfc)
 		ip netns exec "$NS" "$FLUSHER" -a "$2" -s "$BENCH_PER" \
-			-p 10.0.0.0/24 "$DEV"
-	fi
+			-p 10.0.0.0/24 "$DEV" ;;
+	host)
+		ip netns exec "$NS" "$FLUSHER" -a "$2" -s 1 \
+			-p 10.0.0.0/32 "$DEV" ;;
+	esac
+}
+
+# promote 0|1
+promote()
+{
+	ip netns exec "$NS" sysctl -qw \
+		"net.ipv4.conf.all.promote_secondaries=$1" \
+		"net.ipv4.conf.$DEV.promote_secondaries=$1" ||
+		die "cannot set promote_secondaries"
 }
 
 count_addrs()
@@ -184,6 +215,8 @@ flush_dev()
 		out=$(grep -i 'flush' <<< "$out" | tail -n 1)
 		echo "ip: ${out:-rc $rc}"
 		return "$rc"
+	elif [[ $1 == plain ]]; then
+		ip netns exec "$NS" "$FLUSHER" -m dump "$DEV"
 	else
 		ip netns exec "$NS" "$FLUSHER" -m "$1" "$DEV"
 	fi
@@ -207,6 +240,11 @@ run_one()
 {
 	local layout=$1 n=$2 m=$3 k="$1,$2,$3" t0 t1 out left
 
+	if [[ $m == plain ]]; then
+		promote 0
+	else
+		promote 1
+	fi
 	t0=$(now)
 	add_addrs "$layout" "$n" >/dev/null || die "adding $n addresses failed"
 	t1=$(now)
@@ -244,75 +282,73 @@ run_one()
 		"fib_del_ifaddr ${N_DEL[$k]:--} ($out)"
 }
 
-# skip METHOD N: whether BENCH_IP_MAX or BENCH_DUMP_MAX excludes it.
+# skip LAYOUT METHOD N: whether BENCH_IP_MAX or BENCH_IP_ONE_MAX excludes it.
 skip()
 {
-	local max
+	local max=
 
-	case $1 in
-	ip) max=$BENCH_IP_MAX ;;
-	dump) max=$BENCH_DUMP_MAX ;;
-	*) max= ;;
-	esac
-	[[ -n $max ]] && (($2 > max))
+	if [[ $2 == ip ]]; then
+		[[ $1 == one ]] && max=$BENCH_IP_ONE_MAX || max=$BENCH_IP_MAX
+	fi
+	[[ -n $max ]] && (($3 > max))
 }
 
 print_tables()
 {
-	local layout n m k add plain ip sec flag sizes
+	local layout n m k add sec flag fp ip plain ms
 
 	echo
-	echo "Kernel $(uname -r), $(nproc) CPUs; promote_secondaries=1;" \
-		"/24 layout: $BENCH_PER addresses per subnet."
+	echo "Kernel $(uname -r), $(nproc) CPUs; /24 layout: $BENCH_PER" \
+		"addresses per subnet; one boot, every figure from this run."
 	if [[ $BENCH_PROFILE == 1 && -n $TRACEFS ]]; then
 		echo "Times include the function profiler's overhead" \
 			"(2 functions traced)."
 	fi
 	echo
-	echo "Add: the fastest of the adds before each flush."
+	echo "Seconds; add: the fastest of the adds before each flush;" \
+		"\"-\": not run (see the script's header)."
 	echo
-	echo "| layout | N | add s | ip flush s | dump s | secfirst s |" \
-		"flag s | dump/secfirst | dump/flag | ip/secfirst | ip/flag |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	for layout in one rfc; do
-		[[ $layout == one ]] && sizes=$BENCH_ONE || sizes=$BENCH_RFC
-		for n in $sizes; do
+	echo "| layout | N | add | ip | secfirst | plain | flag |" \
+		"flagprim | secfirst/flagprim | ip/flagprim | secfirst/flag |" \
+		"plain/flagprim |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for layout in $LAYOUTS; do
+		for n in $(sizes "$layout"); do
 			k="$layout,$n"
-			plain=${T_FLUSH[$k,dump]:-}
 			ip=${T_FLUSH[$k,ip]:-}
 			sec=${T_FLUSH[$k,secfirst]:-}
+			plain=${T_FLUSH[$k,plain]:-}
 			flag=${T_FLUSH[$k,flag]:-}
+			fp=${T_FLUSH[$k,flagprim]:-}
 			add=
 			for m in $METHODS; do
 				add=$(min "$add" "${T_ADD[$k,$m]:-}")
 			done
 			printf '| %s | %s | %s ' "$layout" "$n" "${add:--}"
-			printf '| %s | %s | %s | %s ' "${ip:--}" "${plain:--}" \
-				"${sec:--}" "${flag:--}"
+			printf '| %s | %s | %s | %s | %s ' "${ip:--}" \
+				"${sec:--}" "${plain:--}" "${flag:--}" "${fp:--}"
 			printf '| %s | %s | %s | %s |\n' \
-				"$(ratio "$plain" "$sec")" \
-				"$(ratio "$plain" "$flag")" \
-				"$(ratio "$ip" "$sec")" "$(ratio "$ip" "$flag")"
+				"$(ratio "$sec" "$fp")" "$(ratio "$ip" "$fp")" \
+				"$(ratio "$sec" "$flag")" "$(ratio "$plain" "$fp")"
 		done
 	done
 
+	[[ -n $TRACEFS ]] || return 0
 	echo
 	echo "Calls of fib_add_ifaddr / fib_del_ifaddr during each flush:"
 	echo
-	echo "| layout | N | ip | dump | secfirst | flag | ip report |" \
-		"flag report |"
-	echo "|---|---:|---:|---:|---:|---:|---|---|"
-	for layout in one rfc; do
-		[[ $layout == one ]] && sizes=$BENCH_ONE || sizes=$BENCH_RFC
-		for n in $sizes; do
+	read -ra ms <<<"$METHODS"
+	echo "| layout | N |$(printf ' %s |' "${ms[@]}")"
+	echo "|---|---:|$(printf -- '---:|%.0s' "${ms[@]}")"
+	for layout in $LAYOUTS; do
+		for n in $(sizes "$layout"); do
 			k="$layout,$n"
 			printf '| %s | %s |' "$layout" "$n"
 			for m in $METHODS; do
 				printf ' %s / %s |' "${N_ADD[$k,$m]:--}" \
 					"${N_DEL[$k,$m]:--}"
 			done
-			printf ' %s | %s |\n' "${OUT[$k,ip]:--}" \
-				"${OUT[$k,flag]:--}"
+			echo
 		done
 	done
 }
@@ -329,19 +365,16 @@ if ! ip -n "$NS" link add name "$DEV" type dummy 2>/dev/null; then
 	ip -n "$NS" link set dev "${DEV}p" up
 fi
 ip netns exec "$NS" sysctl -qw net.ipv6.conf."$DEV".disable_ipv6=1
-ip netns exec "$NS" sysctl -qw net.ipv4.conf."$DEV".promote_secondaries=1 ||
-	die "cannot set promote_secondaries"
 ip -n "$NS" link set dev "$DEV" up || die "cannot set $DEV up"
 if ! profile_init; then
 	TRACEFS=
 	log "no function profiler: no call counts"
 fi
 
-for layout in one rfc; do
-	[[ $layout == one ]] && sizes=$BENCH_ONE || sizes=$BENCH_RFC
-	for n in $sizes; do
+for layout in $LAYOUTS; do
+	for n in $(sizes "$layout"); do
 		for m in $METHODS; do
-			if skip "$m" "$n"; then
+			if skip "$layout" "$m" "$n"; then
 				log "$layout N=$n: $m skipped (N > max)"
 				continue
 			fi

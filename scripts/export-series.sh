@@ -15,6 +15,8 @@ set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# The series is the user's work: their own git identity, not the loop's.
+unset GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 DEV=${DEV:-$CACHE/dev}
 PREFIX=${PREFIX:-"PATCH net-next"}
 NETDIR=tools/testing/selftests/net

@@ -928,24 +928,6 @@ TEST_F(ifa, newaddr_flag_einval)
 	expect_events(_metadata, &s, AF_INET, NULL, NULL);
 }
 
-/*
- * The flag is refused before the device is looked up, so userspace can
- * probe for IFA_F_FLUSH support without a device: EINVAL here, ENODEV
- * from a kernel that does not know the flag.
- */
-TEST_F(ifa, newaddr_flag_probe)
-{
-	struct ctx c0 = self->c;
-	char msg[256];
-	int err;
-
-	c0.ifindex = 0;
-	err = addr_req(&c0, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, AF_INET,
-		       "127.0.0.1", 8, IFA_F_FLUSH, msg, sizeof(msg));
-	EXPECT_EQ(-EINVAL, err)
-		TH_LOG("probe answered %d (\"%s\")", err, msg);
-}
-
 /* Nor can the flag be set on an existing address. */
 TEST_F(ifa, newaddr_replace_flag_einval)
 {

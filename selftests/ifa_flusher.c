@@ -3,7 +3,8 @@
  * ifa_flusher: add or flush many IPv4 addresses of one device over raw
  * rtnetlink, for ifa_flush.sh and the flush benchmark.
  *
- *   ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN] [-b BATCH] [-r] DEV
+ *   ifa_flusher [-m dump|secfirst|flag|flagprim] [-o ADDR/LEN] [-b BATCH]
+ *               [-r] DEV
  *	Dump the IPv4 addresses of DEV (with -o, only those of the subnet
  *	ADDR/LEN: prefix length LEN and IFA_ADDRESS, the peer if there is
  *	one, in ADDR/LEN) and delete them with RTM_DELADDR:
@@ -11,7 +12,9 @@
  *	secfirst: secondaries first, then primaries (the userspace-only
  *		  way to avoid promotions, iproute2 2009-2015);
  *	flag:     in dump order with IFA_F_FLUSH in IFA_FLAGS, so that
- *		  deleting a primary also deletes its secondaries.
+ *		  deleting a primary also deletes its secondaries;
+ *	flagprim: the primaries only, with IFA_F_FLUSH (the benchmark's
+ *		  lower bound: no request for an address already gone).
  *	An address already removed together with its primary
  *	(EADDRNOTAVAIL) is counted as gone.  Prints the number of addresses
  *	found, deleted, gone and left; exits 0 only if no request failed
@@ -94,8 +97,8 @@ static union {
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN]\n"
-		"                   [-b BATCH] [-r] DEV\n"
+		"usage: ifa_flusher [-m dump|secfirst|flag|flagprim]\n"
+		"                   [-o ADDR/LEN] [-b BATCH] [-r] DEV\n"
 		"       ifa_flusher -c DEV\n"
 		"       ifa_flusher -a COUNT -p ADDR/LEN [-s PER_SUBNET]\n"
 		"                   [-b BATCH] DEV\n");
@@ -539,6 +542,11 @@ static int do_flush(const char *mode, const char *only, unsigned int batch,
 		for (i = 0; i < found; i++)
 			if (!(l.a[i].flags & IFA_F_SECONDARY))
 				order[n++] = &l.a[i];
+	} else if (!strcmp(mode, "flagprim")) {
+		for (i = 0; i < found; i++)
+			if (!(l.a[i].flags & IFA_F_SECONDARY))
+				order[n++] = &l.a[i];
+		ifa_flags = IFA_F_FLUSH;
 	} else {
 		for (i = 0; i < found; i++)
 			order[n++] = &l.a[i];
@@ -578,13 +586,14 @@ static int do_add(unsigned long count, const char *prefix,
 	unsigned int len;
 	int ret;
 
-	parse_prefix(prefix, 30, &base, &mask, &len);
-	hosts = (1ul << (32 - len)) - 2;
+	parse_prefix(prefix, 32, &base, &mask, &len);
+	/* /32: one address per "subnet" (-s 1) */
+	hosts = len == 32 ? 1 : (1ul << (32 - len)) - 2;
 	if (!per_subnet)
 		per_subnet = count;	/* all in the one subnet */
 	subnets = (count + per_subnet - 1) / per_subnet;
 	if (per_subnet > hosts ||
-	    subnets > (1ul << len) - (base >> (32 - len))) {
+	    subnets > (1ull << len) - (base >> (32 - len))) {
 		fprintf(stderr, "%lu addresses do not fit in %s\n", count,
 			prefix);
 		return 2;
@@ -676,7 +685,7 @@ int main(int argc, char **argv)
 		case 'm':
 			mode = optarg;
 			if (strcmp(mode, "dump") && strcmp(mode, "secfirst") &&
-			    strcmp(mode, "flag"))
+			    strcmp(mode, "flag") && strcmp(mode, "flagprim"))
 				print_usage();
 			break;
 		case 'o':
