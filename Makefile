@@ -2,7 +2,10 @@
 # Entry points; each target is one script in scripts/ (see README.md).
 
 .PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 \
-	bench-flush bench-demux bench-ring patches maintainers clean-cache
+	bench-flush bench-demux bench-ring patches maintainers clean-cache help
+
+CACHE ?= /var/cache/netseries
+export CACHE
 
 # Fetch base, apply, build, boot, run the selftests, report.
 all:
@@ -44,5 +47,28 @@ patches:
 maintainers:
 	scripts/gen-maintainers.sh
 
+# Everything the targets keep outside the repository.
 clean-cache:
-	rm -rf /var/cache/netseries
+	rm -rf "$(CACHE)"
+
+help:
+	@echo 'Targets (each runs one script in scripts/, see README.md):'
+	@echo '  all (default)   fetch base, apply, build, boot, run the selftests, report'
+	@echo '  check           the same with the static checks (the CI test command)'
+	@echo '  check-mutants   each selftest fails on the base kernel or a mutation'
+	@echo '  check-upstream  upstream selftests near the change, on the series kernel'
+	@echo '  check-debug     the selftests and the fuzzer on a KASAN/lockdep/kmemleak kernel'
+	@echo '  check-w1        no new W=1/C=1 warnings (x86_64 gcc, i386 gcc, clang)'
+	@echo '  check-bisect    every prefix of the series builds'
+	@echo '  bench-flush, bench-demux, bench-ring   benchmarks, one VM boot each'
+	@echo '  patches         patches/ from the development worktree $$CACHE/dev'
+	@echo '  maintainers     MAINTAINERS-snippet from get_maintainer.pl'
+	@echo '  clean-cache     remove $$CACHE'
+	@echo 'Knobs (environment or make VAR=...):'
+	@echo '  CACHE=/var/cache/netseries  where the base, builds, ccache and runs live'
+	@echo '  KSRC=/path/to/net-next      a real tree instead of the Debian base (never written)'
+	@echo '  JOBS=N                      parallel build jobs (default: nproc)'
+	@echo '  VM_TIMEOUT=s VM_MEM=2G VM_CPUS=2 KERNEL=bzImage   the VM (scripts/vm-run.sh)'
+	@echo '  UPSTREAM_TESTS="prog script.sh:test,..."   upstream tests after ours'
+	@echo '  EXTRA_CONFIG="fragment ..."  more kernel config (scripts/build.sh)'
+	@echo '  BENCH_*                     benchmark sizes and methods (scripts/bench-*.sh headers)'

@@ -24,7 +24,10 @@
 #             a primary takes its secondaries along (the kernel default);
 #   flag      ifa_flusher -m flag: dump order with IFA_F_FLUSH, every
 #             address (the later ones are gone: EADDRNOTAVAIL);
-#   flagprim  ifa_flusher -m flagprim: the primaries only, with the flag.
+#   flagprim  ifa_flusher -m flagprim: the primaries only, with the flag;
+#   ipnew     "ip -4 addr flush dev D" with the iproute2 companion patch
+#             (patches/iproute2/), when BENCH_IP_PATCHED names that ip
+#             binary (built by the user beside this repository).
 # Each flush is timed with date +%s.%N and, when the ftrace function
 # profiler is available, fib_add_ifaddr()/fib_del_ifaddr() calls are
 # counted during it.  Prints Markdown tables: seconds, ratios against the
@@ -35,7 +38,9 @@
 #   BENCH_RFC      sizes of the /24 layout ("10000 20000 40000")
 #   BENCH_HOST     sizes of the /32 layout ("10000 20000 40000")
 #   BENCH_PER      addresses per /24 subnet (250)
-#   BENCH_METHODS  the methods ("ip secfirst plain flag flagprim")
+#   BENCH_METHODS  the methods ("ip secfirst plain flag flagprim", and
+#                  ipnew with BENCH_IP_PATCHED)
+#   BENCH_IP_PATCHED  path of an ip built with the companion patch
 #   BENCH_IP_MAX   skip the stock ip flush of the rfc and host layouts when
 #                  N is above this (40000: 167 s at 40000 in /24s under
 #                  TCG, four times that at 80000); in the one-subnet
@@ -59,7 +64,8 @@ BENCH_IP_ONE_MAX=${BENCH_IP_ONE_MAX-2000}
 BENCH_PROFILE=${BENCH_PROFILE:-0}
 NS=bench-flush-$$
 DEV=bf0
-METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim}
+BENCH_IP_PATCHED=${BENCH_IP_PATCHED:-}
+METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim${BENCH_IP_PATCHED:+ ipnew}}
 LAYOUTS="one rfc host"
 TRACEFS=
 OLD_FILTER=
@@ -208,12 +214,15 @@ flush_dev()
 {
 	local out rc
 
-	if [[ $1 == ip ]]; then
+	if [[ $1 == ip || $1 == ipnew ]]; then
+		local ip=ip
+
+		[[ $1 == ipnew ]] && ip=$BENCH_IP_PATCHED
 		# -s: "*** Flush is complete after N rounds ***"
-		out=$(ip -n "$NS" -s -4 addr flush dev "$DEV")
+		out=$("$ip" -n "$NS" -s -4 addr flush dev "$DEV")
 		rc=$?
 		out=$(grep -i 'flush' <<< "$out" | tail -n 1)
-		echo "ip: ${out:-rc $rc}"
+		echo "$1: ${out:-rc $rc}"
 		return "$rc"
 	elif [[ $1 == plain ]]; then
 		ip netns exec "$NS" "$FLUSHER" -m dump "$DEV"
@@ -295,7 +304,7 @@ skip()
 
 print_tables()
 {
-	local layout n m k add sec flag fp ip plain ms
+	local layout n m k add sec flag fp ip plain ms ipn
 
 	echo
 	echo "Kernel $(uname -r), $(nproc) CPUs; /24 layout: $BENCH_PER" \
@@ -309,9 +318,9 @@ print_tables()
 		"\"-\": not run (see the script's header)."
 	echo
 	echo "| layout | N | add | ip | secfirst | plain | flag |" \
-		"flagprim | secfirst/flagprim | ip/flagprim | secfirst/flag |" \
-		"plain/flagprim |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		"flagprim | ipnew | secfirst/flagprim | ip/flagprim |" \
+		"secfirst/flag | plain/flagprim | ip/ipnew |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for layout in $LAYOUTS; do
 		for n in $(sizes "$layout"); do
 			k="$layout,$n"
@@ -320,16 +329,32 @@ print_tables()
 			plain=${T_FLUSH[$k,plain]:-}
 			flag=${T_FLUSH[$k,flag]:-}
 			fp=${T_FLUSH[$k,flagprim]:-}
+			ipn=${T_FLUSH[$k,ipnew]:-}
 			add=
 			for m in $METHODS; do
 				add=$(min "$add" "${T_ADD[$k,$m]:-}")
 			done
 			printf '| %s | %s | %s ' "$layout" "$n" "${add:--}"
-			printf '| %s | %s | %s | %s | %s ' "${ip:--}" \
-				"${sec:--}" "${plain:--}" "${flag:--}" "${fp:--}"
-			printf '| %s | %s | %s | %s |\n' \
+			printf '| %s | %s | %s | %s | %s | %s ' "${ip:--}" \
+				"${sec:--}" "${plain:--}" "${flag:--}" "${fp:--}" \
+				"${ipn:--}"
+			printf '| %s | %s | %s | %s | %s |\n' \
 				"$(ratio "$sec" "$fp")" "$(ratio "$ip" "$fp")" \
-				"$(ratio "$sec" "$flag")" "$(ratio "$plain" "$fp")"
+				"$(ratio "$sec" "$flag")" "$(ratio "$plain" "$fp")" \
+				"$(ratio "$ip" "$ipn")"
+		done
+	done
+
+	echo
+	echo "Reports of the ip flushes (rounds):"
+	echo
+	for layout in $LAYOUTS; do
+		for n in $(sizes "$layout"); do
+			for m in ip ipnew; do
+				k="$layout,$n,$m"
+				[[ -n ${OUT[$k]:-} ]] &&
+					echo "- $layout $n $m: ${OUT[$k]}"
+			done
 		done
 	done
 

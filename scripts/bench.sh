@@ -8,6 +8,7 @@
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 name=${1:?usage: bench.sh flush|demux|ring}
 script=$TOP/scripts/bench-$name.sh

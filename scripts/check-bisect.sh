@@ -3,11 +3,14 @@
 # `make check-bisect`: every prefix of the series builds.  For patch K the
 # first K patches are applied, the kernel is built in its own tree
 # ($CACHE/build-bisect, incremental, ccache) and the selftest programs that
-# patch adds are compiled with -Werror against its uapi headers.  The series
+# patch adds are compiled with -Werror against its uapi headers (lib.mk's
+# USERCFLAGS hook: a CFLAGS= on the command line would replace the net
+# Makefile's own flags, and with them the uapi include path).  The series
 # is re-applied at the end.  Not part of `make check` (a build per patch).
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 S=$TOP/scripts
 export BUILD=$CACHE/build-bisect
@@ -28,7 +31,7 @@ for k in $(seq 1 "$n"); do
 	done
 	if [ ${#progs[@]} -ne 0 ] &&
 	   ! make -s -C "$SRC/tools/testing/selftests/net" OUTPUT="$SRC/tools/testing/selftests/net" \
-		KHDR_INCLUDES="-isystem $BUILD/usr/include" CFLAGS="-Wall -Wextra -Werror -I.." \
+		KHDR_INCLUDES="-isystem $BUILD/usr/include" USERCFLAGS="-Wextra -Werror" \
 		"${progs[@]}" >/dev/null 2>&1; then
 		echo "not ok $k bisect: $name: selftests do not build"
 		rc=1

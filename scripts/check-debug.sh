@@ -10,6 +10,7 @@
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 S=$TOP/scripts
 export BUILD=$CACHE/build-debug

@@ -22,6 +22,7 @@
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 S=$TOP/scripts
 rc=0

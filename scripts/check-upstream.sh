@@ -5,6 +5,7 @@
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 S=$TOP/scripts
 export RUN_OURS=0

@@ -12,6 +12,7 @@
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 need_pkgs sparse
 S=$TOP/scripts

@@ -14,6 +14,7 @@
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 # The series is the user's work: their own git identity, not the loop's.
 unset GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL

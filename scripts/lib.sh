@@ -53,6 +53,20 @@ step() {
 	return "$rc"
 }
 
+# lock_tree: one target at a time on $SRC, $BUILD* and the selftest
+# binaries (apply, build, selftest build and VM run share them): taken by
+# every entry point, held until it exits, inherited by the scripts it runs.
+lock_tree() {
+	[ -n "${NETSERIES_TREE_LOCKED:-}" ] && return 0
+	mkdir -p "$CACHE"
+	exec 8>"$CACHE/tree.lock"
+	if ! flock -n 8; then
+		log "waiting for another target on $CACHE to finish"
+		flock 8
+	fi
+	export NETSERIES_TREE_LOCKED=1
+}
+
 # need_pkgs PKG...: install the Debian packages that are missing (idempotent).
 need_pkgs() {
 	local missing=() p

@@ -9,6 +9,7 @@
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+lock_tree
 
 mode=${1:-run}
 S=$TOP/scripts

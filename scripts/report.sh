@@ -13,10 +13,23 @@ run=${1:-$RUNS/latest}
 files=()
 [ -f "${STATIC_KTAP:-/nonexistent}" ] && files+=("$STATIC_KTAP")
 [ -f "$run/output" ] && files+=("$run/output")
+extra=$(mktemp)
+trap 'rm -f "$extra"' EXIT
 if ! grep -qE '^(not )?ok [0-9]+ ' "$run/output" 2>/dev/null; then
-	echo "not ok 0 no selftest results in $run" >"${TMPDIR:-/tmp}/noresult.ktap"
-	files+=("${TMPDIR:-/tmp}/noresult.ktap")
+	echo "not ok 0 no selftest results in $run" >>"$extra"
 fi
+# The VM's own failure (timeout, no result, kernel splat: scripts/vm-run.sh).
+if [ -s "$run/vm-error" ]; then
+	echo "not ok 0 vm: $(cat "$run/vm-error")" >>"$extra"
+fi
+# Tests that were to run (scripts/run-tests.sh) but printed no result.
+if [ -f "$run/expected" ] && [ -f "$run/output" ]; then
+	while read -r t; do
+		grep -qE "^(not )?ok [0-9]+ selftests: [^:]*: $t( |$)" "$run/output" ||
+			echo "not ok 0 $t # did not run" >>"$extra"
+	done <"$run/expected"
+fi
+files+=("$extra")
 
 # Top-level KTAP results ("ok N selftests: DIR: NAME [# SKIP ...]"), not the
 # nested ones a test prints behind "# ".
@@ -35,6 +48,8 @@ awk '
 		res = "SKIP"
 	if (!ok && line ~ /# (TIMEOUT)/)
 		res = "FAIL (timeout)"
+	if (!ok && line ~ /# did not run/)
+		res = "FAIL (did not run)"
 	printf "  %-58s %s\n", name, res
 	if (res == "PASS") p++
 	else if (res == "SKIP") s++

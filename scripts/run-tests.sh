@@ -42,6 +42,21 @@ mkdir -p "$RUNS"
 # scripts/loop.sh chooses VM_OUT so that it can report even if this fails.
 VM_OUT=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")}
 export VM_OUT
+# The tests that must report a result (scripts/report.sh counts the others
+# as failed): ours, from selftests/Makefile, and the upstream wrappers, named
+# as scripts/vm-payload.sh names them.
+{
+	if [ "${RUN_OURS:-1}" = 1 ]; then
+		sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$TOP/selftests/Makefile" |
+			grep -oE '[A-Za-z0-9_]+\.sh'
+	fi
+	for t in $UPSTREAM_TESTS; do
+		name=${t%%:*}
+		args=
+		[ "$name" = "$t" ] || args=${t#*:}
+		echo "${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}"
+	done
+} >"$VM_OUT/expected"
 VM_ENV="RUN_OURS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
 [ -n "${NO_REPORT:-}" ] && exit "$rc"
 "$TOP/scripts/report.sh" "$VM_OUT" || rc=1

@@ -16,7 +16,9 @@
 # Environment: KERNEL (bzImage), VM_TIMEOUT (s, default 2400), VM_MEM,
 # VM_CPUS, VM_ENV (names of variables to pass into the guest), VM_OUT
 # (results directory; default a new one under $RUNS, also linked as
-# $RUNS/latest).
+# $RUNS/latest).  A run that did not end normally (timeout, no result,
+# kernel splat) leaves its reason in $out/vm-error for scripts/report.sh.
+# QEMU is killed when this script is interrupted.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +37,9 @@ out=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S).XXXX")}
 mkdir -p "$out"
 {
 	echo "cd $(printf '%q' "$PWD") || exit 1"
-	for v in ${VM_ENV:-}; do
+	# The cache paths always: the guest's lib.sh, selftests/Makefile and
+	# helpers must use the same trees as the host (CACHE=... runs).
+	for v in CACHE SRC BUILD RUNS ${VM_ENV:-}; do
 		[ -n "${!v+x}" ] && echo "export $v=$(printf '%q' "${!v}")"
 	done
 	printf '%q ' "$@"
@@ -50,12 +54,25 @@ if ! flock -n 9; then
 	flock 9
 fi
 
+rm -f "$out/vm-error" "$out/rc"
 ln -sfn "$out" "$RUNS/latest"
 log "booting $(basename "$KERNEL") ($(file -b "$KERNEL" | grep -o 'version [^ ]*' || true)), results: $out"
 rootflags=trans=virtio,version=9p2000.L,access=any,msize=524288,cache=loose
 rc=0
+qpid=
+# shellcheck disable=SC2317,SC2329 # called by the trap
+stop_vm() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	echo "interrupted" >"$out/vm-error"
+	exit 130
+}
+trap stop_vm INT TERM HUP
+# KVM where /dev/kvm is usable, TCG otherwise.
+accel=tcg
+[ -w /dev/kvm ] && accel=kvm:tcg
+# QEMU must not hold the locks' descriptors (8: lock_tree, 9: vm.lock).
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
-	-accel tcg -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
+	-accel "$accel" -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
 	-nographic -no-reboot -monitor none -serial "file:$out/serial.log" \
 	-kernel "$KERNEL" \
 	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm-init.sh" \
@@ -63,26 +80,32 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev local,id=out,path="$out",security_model=none \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
-	</dev/null >"$out/qemu.log" 2>&1 &
+	</dev/null >"$out/qemu.log" 2>&1 8>&- 9>&- &
 qpid=$!
 # Show the command's output live (the guest tees it into the share).
 tail -n +1 -s 0.5 -f --pid="$qpid" "$out/output" 2>/dev/null || true
 wait "$qpid" || rc=$?
+qpid=
 exec 9>&-
 
 if [ "$rc" -eq 124 ]; then
+	echo "timed out after ${VM_TIMEOUT}s" >"$out/vm-error"
 	log "VM timed out after ${VM_TIMEOUT}s (serial log: $out/serial.log)"
 	exit 124
 fi
 if [ ! -f "$out/rc" ]; then
 	cat "$out/qemu.log" >&2
+	echo "ended without a result (qemu rc=$rc)" >"$out/vm-error"
 	log "VM ended without a result (qemu rc=$rc, serial log: $out/serial.log)"
 	exit 1
 fi
 rc=$(cat "$out/rc")
-splat='BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|unreferenced object|suspected memory leaks|Call Trace:'
+# Kernel log lines only (printk time stamps), in the serial log (which also
+# carries the command's own output) and in dmesg.
+splat='^\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|Oops|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|unreferenced object|suspected memory leaks|Call Trace:)'
 if grep -Eq "$splat" "$out/serial.log" "$out/dmesg"; then
 	grep -E -m 10 "$splat" "$out/serial.log" "$out/dmesg" >&2
+	echo "kernel splat in the guest log (dmesg: $out/dmesg)" >"$out/vm-error"
 	log "kernel splat in the guest log: failing the run (dmesg: $out/dmesg)"
 	exit 1
 fi
