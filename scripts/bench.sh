@@ -18,5 +18,6 @@ kernel_up_to_date
 build_selftests
 # Helper programs are built on the host: the guest's root is read-only.
 [ "$name" != demux ] || "$script" --build
-VM_ENV="$(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
+# TCG always: figures must not depend on whether this host has KVM.
+VM_ACCEL=${VM_ACCEL:-tcg} VM_ENV="$(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
 	VM_TIMEOUT=${VM_TIMEOUT:-5400} "$S/vm-run.sh" "$script"
