@@ -152,8 +152,8 @@ run()
 	sync_monitor "$ns" 192.0.2.98 || return
 
 	for subnet in $SUBNETS; do
-		out=$(ip netns exec "$ns" ./ifa_flusher -m "${method/plain/dump}" \
-			-o "$subnet" d0) || rc=1
+		out=$(ip netns exec "$ns" ./ifa_flusher \
+			-m "${method/plain/dump}" -o "$subnet" d0) || rc=1
 		[[ $out == *" failed 0 left 0" ]] || rc=1
 		[[ $rc -eq 0 ]] || {
 			echo "# $method $subnet: $out"
