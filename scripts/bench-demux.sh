@@ -1,28 +1,41 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark net.ipv4.ip_early_demux=0 against =1, meant for one boot of the
-# test VM (numbers from QEMU/TCG only compare with each other):
+# Benchmark the early demux knobs, meant for one boot of the test VM
+# (numbers from QEMU only compare with each other):
 #
 #   scripts/bench-demux.sh --build                  (on the host: helper)
-#   scripts/vm-run.sh scripts/bench-demux.sh [-r REPS] [-t SECONDS]
+#   ICOUNT=1 VM_ENV=ICOUNT scripts/vm-run.sh scripts/bench-demux.sh \
+#	[-r REPS] [-t SECONDS]				(make bench-demux does this)
 #
-# - fwd:    UDP blaster -> router namespace -> sink, the knob toggled on
-#           the router (early demux is a wasted socket lookup there);
-#           metric: packets per second reaching the sink's device.
-# - rr-udp: connected UDP request-response between two namespaces, the
-#           knob toggled on both; metric: transactions per second.
-# - rr-tcp: the same over an established TCP connection.
+# Cases, each a pair of settings of net.ipv4.{ip,udp,tcp}_early_demux
+# ("A" -> "B"), toggled in the namespaces named:
+# - fwd:     UDP blaster -> router namespace -> sink, ip_early_demux 0 -> 1
+#            on the router (early demux is a wasted socket lookup there);
+#            metric: packets per second reaching the sink's device.
+# - fwd-udp: the same, udp_early_demux 0 -> 1 with ip_early_demux=1;
+# - fwd-tcp: the same, tcp_early_demux 0 -> 1 with ip_early_demux=1;
+# - rr-udp:  connected UDP request-response between two namespaces,
+#            ip_early_demux 0 -> 1 on both; metric: transactions per second;
+# - rr-tcp:  the same over an established TCP connection;
+# - direct:  the blaster straight into the sink, no router (no knob): the
+#            cost of sending and sinking a packet, to tell the router's
+#            share of a forwarded packet.
 #
-# Runs alternate 0,1 / 1,0 to cancel drift; each repetition gives a ratio
-# (rate with 1) / (rate with 0).  Reported: medians of the rates, and the
-# median, min and max of the ratios.
+# Runs alternate A,B / B,A to cancel drift; each repetition gives a ratio
+# (rate with B) / (rate with A).  Reported: medians of the rates, and the
+# median, min and max of the ratios.  With ICOUNT=1 (QEMU instruction
+# counting, scripts/vm-run.sh) a guest second is 10^9 guest instructions,
+# so 10^9 / rate is the instructions per packet or transaction; then the
+# report also gives that for A and B, their difference, and for the fwd
+# cases the difference as a share of the router's own instructions per
+# packet (fwd minus direct).
 set -u
 
 TOP=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 SRC=$TOP/scripts/bench/edmx_bench.c
 BIN=$TOP/scripts/bench/edmx_bench
 REPS=5
-SECS=2
+SECS=1
 
 build()
 {
@@ -46,8 +59,8 @@ fi
 
 SUFFIX=$(mktemp -u XXXXXX)
 SRCNS=bsrc-$SUFFIX RTR=brtr-$SUFFIX DST=bdst-$SUFFIX
-CLI=bcli-$SUFFIX SRV=bsrv-$SUFFIX
-ALL_NS="$SRCNS $RTR $DST $CLI $SRV"
+CLI=bcli-$SUFFIX SRV=bsrv-$SUFFIX DSRC=bdsrc-$SUFFIX DDST=bddst-$SUFFIX
+ALL_NS="$SRCNS $RTR $DST $CLI $SRV $DSRC $DDST"
 
 cleanup()
 {
@@ -89,24 +102,28 @@ setup()
 	ip -n "$SRCNS" route add default via 10.1.1.2 &&
 	ip -n "$DST" route add default via 10.1.2.2 &&
 	in_ns "$RTR" sysctl -qw net.ipv4.ip_forward=1 &&
-	veth "$CLI" c0 10.2.1.1 "$SRV" v0 10.2.1.2
+	veth "$CLI" c0 10.2.1.1 "$SRV" v0 10.2.1.2 &&
+	veth "$DSRC" x0 10.3.1.1 "$DDST" x1 10.3.1.2
 }
 
+# set_demux "IP UDP TCP" NS...: the three knobs in each namespace.
 set_demux()
 {
-	local val=$1 ns; shift
+	local ip udp tcp ns
 
+	read -r ip udp tcp <<< "$1"; shift
 	for ns in "$@"; do
-		in_ns "$ns" sysctl -qw net.ipv4.ip_early_demux="$val" ||
-			return
+		in_ns "$ns" sysctl -qw net.ipv4.ip_early_demux="$ip" \
+			net.ipv4.udp_early_demux="$udp" \
+			net.ipv4.tcp_early_demux="$tcp" || return
 	done
 }
 
-# run_case NAME -- the knob namespaces -- helper arguments; prints, per
-# repetition, "rate0 rate1".
+# run_case FIELD "A" "B" NS... -- helper arguments: A and B are settings
+# for set_demux; prints, per repetition, "rateA rateB".
 run_case()
 {
-	local field=$1 rep v r0 r1 out; shift
+	local field=$1 a=$2 b=$3 rep v r ra rb out; shift 3
 	local -a nss=()
 
 	while [ "$1" != -- ]; do
@@ -116,26 +133,40 @@ run_case()
 	shift
 
 	for ((rep = 0; rep < REPS; rep++)); do
-		local order="0 1"
+		local order=(A B)
 
-		((rep % 2)) && order="1 0"
-		for v in $order; do
-			set_demux "$v" "${nss[@]}" || return
+		((rep % 2)) && order=(B A)
+		for v in "${order[@]}"; do
+			if [ "$v" = A ]; then
+				set_demux "$a" "${nss[@]}" || return
+			else
+				set_demux "$b" "${nss[@]}" || return
+			fi
 			out=$("$BIN" "$@" -t "$SECS") || return
-			r=$(awk -v f="$field" '{
-				for (i = 1; i < NF; i++)
-					if ($i == f) print $(i + 1)
-			}' <<< "$out")
-			if [ "$v" = 0 ]; then r0=$r; else r1=$r; fi
+			r=$(field "$field" <<< "$out")
+			if [ "$v" = A ]; then ra=$r; else rb=$r; fi
 		done
-		echo "$r0 $r1"
+		echo "$ra $rb"
 	done
 }
 
-# report NAME UNIT: reads "rate0 rate1" lines.
+# field NAME: the value after NAME in the helper's output line.
+field()
+{
+	awk -v f="$1" '{
+		for (i = 1; i < NF; i++)
+			if ($i == f) print $(i + 1)
+	}'
+}
+
+# report NAME UNIT "A" "B" [BASE_RATE]: reads "rateA rateB" lines.  With
+# ICOUNT=1 also instructions per unit; with BASE_RATE (the direct case's
+# median rate) the B - A difference as a share of the instructions above
+# that base.
 report()
 {
-	awk -v name="$1" -v unit="$2" '
+	awk -v name="$1" -v unit="$2" -v a="$3" -v b="$4" -v base="${5:-}" \
+	    -v icount="${ICOUNT:-0}" '
 	function median(a, n,	i, j, t) {
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
@@ -150,19 +181,55 @@ report()
 	}
 	END {
 		if (!n) { printf "%-8s no data\n", name; exit 1 }
-		printf "%-8s demux=0 %9.0f %s  demux=1 %9.0f %s  " \
-		       "ratio 1/0: median %.3f min %.3f max %.3f (n=%d)\n",
-		       name, median(z, n), unit, median(o, n), unit,
-		       median(q, n), min, max, n
+		ma = median(z, n); mb = median(o, n); mq = median(q, n)
+		printf "%-8s [%s] %9.0f %s  [%s] %9.0f %s  " \
+		       "ratio B/A: median %.4f min %.4f max %.4f " \
+		       "(spread %+.2f%% %+.2f%%, n=%d)\n",
+		       name, a, ma, unit, b, mb, unit, mq, min, max,
+		       (min / mq - 1) * 100, (max / mq - 1) * 100, n
+		if (icount != 1 || ma <= 0 || mb <= 0)
+			exit
+		ia = 1e9 / ma; ib = 1e9 / mb
+		printf "%-8s instructions per %s: A %.0f  B %.0f  B - A %+.0f",
+		       name, unit == "pps" ? "packet" : "transaction",
+		       ia, ib, ib - ia
+		if (base > 0 && ia > 1e9 / base)
+			printf "  (%+.1f%% of the router'"'"'s %.0f)",
+			       (ib - ia) / (ia - 1e9 / base) * 100,
+			       ia - 1e9 / base
+		printf "\n"
+	}'
+}
+
+# median: of the numbers on stdin, one per line.
+median()
+{
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR) print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 	}'
 }
 
 setup || { echo "setup failed" >&2; exit 1; }
-echo "kernel $(uname -r), $(nproc) CPUs, $REPS x ${SECS}s per point"
+echo "kernel $(uname -r), $(nproc) CPUs, $REPS x ${SECS}s per point," \
+	"icount ${ICOUNT:-0}; settings are \"ip udp tcp\"_early_demux"
 
-run_case pps "$RTR" -- fwd -s "$SRCNS" -d "$DST" -a 10.1.2.1 -i d0 |
-	report fwd pps
-run_case tps "$CLI" "$SRV" -- rr -c "$CLI" -s "$SRV" -a 10.2.1.2 -P udp |
-	report rr-udp tps
-run_case tps "$CLI" "$SRV" -- rr -c "$CLI" -s "$SRV" -a 10.2.1.2 -P tcp |
-	report rr-tcp tps
+direct=$(for ((rep = 0; rep < REPS; rep++)); do
+		"$BIN" fwd -s "$DSRC" -d "$DDST" -a 10.3.1.2 -i x1 -t "$SECS" |
+			field pps
+	done | median)
+echo "direct   (no router) $direct pps" \
+	"$([ "${ICOUNT:-0}" = 1 ] && [ -n "$direct" ] &&
+	   awk -v r="$direct" 'BEGIN { printf "= %.0f instructions per packet", 1e9 / r }')"
+fwd=(fwd -s "$SRCNS" -d "$DST" -a 10.1.2.1 -i d0)
+run_case pps "0 1 1" "1 1 1" "$RTR" -- "${fwd[@]}" |
+	report fwd pps "0 1 1" "1 1 1" "$direct"
+run_case pps "1 0 1" "1 1 1" "$RTR" -- "${fwd[@]}" |
+	report fwd-udp pps "1 0 1" "1 1 1" "$direct"
+run_case pps "1 1 0" "1 1 1" "$RTR" -- "${fwd[@]}" |
+	report fwd-tcp pps "1 1 0" "1 1 1" "$direct"
+run_case tps "0 1 1" "1 1 1" "$CLI" "$SRV" -- \
+	rr -c "$CLI" -s "$SRV" -a 10.2.1.2 -P udp |
+	report rr-udp tps "0 1 1" "1 1 1"
+run_case tps "0 1 1" "1 1 1" "$CLI" "$SRV" -- \
+	rr -c "$CLI" -s "$SRV" -a 10.2.1.2 -P tcp |
+	report rr-tcp tps "0 1 1" "1 1 1"

@@ -4,7 +4,8 @@
 # date (fetch, apply, build), build the selftest helpers, then run one
 # benchmark script inside one VM boot.  Benchmarks report ratios measured
 # in the same run; their options come from the environment, passed into the
-# guest (see the header of each scripts/bench-*.sh).
+# guest (see the header of each scripts/bench-*.sh).  bench-flush also
+# draws its times against N (scripts/bench/flush-plot.sh).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -18,6 +19,16 @@ kernel_up_to_date
 build_selftests
 # Helper programs are built on the host: the guest's root is read-only.
 [ "$name" != demux ] || "$script" --build
-# TCG always: figures must not depend on whether this host has KVM.
-VM_ACCEL=${VM_ACCEL:-tcg} VM_ENV="$(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
-	VM_TIMEOUT=${VM_TIMEOUT:-5400} "$S/vm-run.sh" "$script"
+# TCG always: figures must not depend on whether this host has KVM.  And
+# QEMU's instruction counting unless ICOUNT=0: guest time is then guest
+# instructions, so the figures do not move with the host's load
+# (scripts/vm-run.sh).  ICOUNT is passed into the guest for the reports.
+export ICOUNT=${ICOUNT:-1}
+VM_ACCEL=${VM_ACCEL:-tcg} \
+	VM_ENV="ICOUNT $(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
+	VM_TIMEOUT=${VM_TIMEOUT:-5400} "$S/vm-run.sh" "$script" || exit
+# The flush times against N, log-log, beside the run's output.
+if [ "$name" = flush ]; then
+	need_pkgs gnuplot-nox
+	"$S/bench/flush-plot.sh" "$RUNS/latest/output"
+fi

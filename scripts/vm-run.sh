@@ -13,7 +13,8 @@
 # BUG/WARNING/Oops/KASAN/lockdep report, whatever the command returned.
 # Runs are serialized with a lock: two QEMUs on 2 cores slow each other 4-5x.
 #
-# Environment: KERNEL (bzImage), VM_ACCEL ("kvm tcg" or "tcg"), VM_TIMEOUT (s, default 2400), VM_MEM,
+# Environment: KERNEL (bzImage), VM_ACCEL ("kvm tcg" or "tcg"), ICOUNT (1:
+# instruction counting, see below), VM_TIMEOUT (s, default 2400), VM_MEM,
 # VM_CPUS, VM_ENV (names of variables to pass into the guest), VM_OUT
 # (results directory; default a new one under $RUNS, also linked as
 # $RUNS/latest).  A run that did not end normally (timeout, no result,
@@ -75,9 +76,22 @@ accel=()
 for a in ${VM_ACCEL:-tcg}; do
 	accel+=(-accel "$a")
 done
+# ICOUNT=1: QEMU's instruction counting, `-icount shift=0,sleep=off`: the
+# guest clock advances 1 ns per guest instruction executed (and jumps over
+# idle time), so a time measured in the guest is a count of instructions,
+# whatever else the host runs.  It implies TCG and one host thread for all
+# vCPUs (they take turns), so it measures work, not parallel speed; cache
+# and memory effects of real hardware are not modelled.  The benchmarks use
+# it by default (scripts/bench.sh).
+icount=()
+if [ "${ICOUNT:-0}" = 1 ]; then
+	icount=(-icount "shift=0,sleep=off")
+	[ "${VM_ACCEL:-tcg}" = tcg ] || die "ICOUNT=1 needs VM_ACCEL=tcg"
+fi
+echo "accel=${VM_ACCEL:-tcg} icount=${ICOUNT:-0} cpus=$VM_CPUS mem=$VM_MEM" >"$out/vm-mode"
 # QEMU must not hold the locks' descriptors (8: lock_tree, 9: vm.lock).
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
-	"${accel[@]}" -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
+	"${accel[@]}" "${icount[@]}" -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
 	-nographic -no-reboot -monitor none -serial "file:$out/serial.log" \
 	-kernel "$KERNEL" \
 	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm-init.sh" \
