@@ -3,26 +3,33 @@
 #
 # IFA_F_FLUSH: an IPv4 RTM_DELADDR with IFA_F_FLUSH in IFA_FLAGS that deletes
 # a primary address deletes its secondaries too, instead of promoting one.
+# The single requests, their notifications and routes are ifa_flush's (a
+# kselftest harness program of its own); this script empties a device:
 #
-# - ifa_flush: notifications, dumps and routes around single requests.
 # - ifa_flusher, in dump order, secondaries first and with the flag, empties
 #   a device carrying N addresses in one subnet or in several subnets, with
 #   the expected numbers of deleted and already gone addresses.
 # - The cost of a flush of one subnet, counted (not timed) in IPv4 route
-#   notifications of the test's namespace: in dump order each delete
-#   promotes the next address and re-adds the routes of all the remaining
-#   ones, (N-1)(N+4)/2 RTM_NEWROUTE in all; with the flag there is none.
+#   notifications of the test's namespace: secondaries first or with the
+#   flag, no RTM_NEWROUTE and N + 2 RTM_DELROUTE (the N local routes, the
+#   prefix and the broadcast route).  (In dump order each delete promotes
+#   the next address and re-adds routes: quadratic, not pinned here.)
+#
+# On a kernel without IFA_F_FLUSH (probed with ifa_flusher -c, which
+# tries RTM_NEWADDR with the bit) the flag cases SKIP.
+#
+# Topology: one namespace with a dummy device.
+# Expected runtime: about 10 s under QEMU/TCG.
 
 # shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
 source lib.sh
 
 ALL_TESTS="
-	test_ifa_flush
 	test_flusher_modes
 	test_route_calls
 "
 
-: "${IFA_FLUSH_N:=200}"
+: "${IFA_FLUSH_N:=20}"
 N=$IFA_FLUSH_N
 DEV=ifaf0
 
@@ -87,22 +94,6 @@ flush()
 	check_err $? "ifa_flusher -m $mode: \"$out\", expected \"$expected\""
 }
 
-test_ifa_flush()
-{
-	local ret
-
-	RET=0
-
-	./ifa_flush
-	ret=$?
-	if ((ret == ksft_skip)); then
-		log_test_skip "ifa_flush: requests, notifications and routes"
-		return
-	fi
-	check_err "$ret" "ifa_flush failed"
-	log_test "ifa_flush: requests, notifications and routes"
-}
-
 # Expected "deleted gone" counts of a flush of N addresses in S subnets:
 # without promotion, a primary takes its secondaries along.
 expected_counts()
@@ -119,7 +110,7 @@ expected_counts()
 	fi
 }
 
-# flusher_modes PROMOTE: each mode on one subnet and on /24 subnets of 50.
+# flusher_modes PROMOTE: each mode on one subnet and on /24 subnets of 5.
 flusher_modes()
 {
 	local promote=$1; shift
@@ -130,7 +121,7 @@ flusher_modes()
 			log_test "ifa_flusher, promote_secondaries=$promote"
 		return
 	fi
-	for per in 0 50; do
+	for per in 0 5; do
 		if ((per)); then
 			s=$(((N + per - 1) / per))
 			desc="$s subnets"
@@ -139,6 +130,10 @@ flusher_modes()
 			desc="1 subnet"
 		fi
 		for mode in dump secfirst flag; do
+			if [[ $mode == flag ]] && ((!FLAG)); then
+				log_test_skip "-m flag: $N addrs, $desc, promote=$promote"
+				continue
+			fi
 			RET=0
 			exp=$(expected_counts "$mode" "$promote" "$s")
 			add_addrs "$N" "$per"
@@ -185,27 +180,30 @@ test_route_calls()
 		return
 	fi
 
-	# Dump order: deleting the primary of k addresses deletes its local,
-	# prefix and broadcast routes and the local routes of the k - 1
-	# others, promotes one, adds its three routes back and the local
-	# routes of the k - 2 others with the new prefsrc.  Without promotion
-	# only the N local routes, the prefix and the broadcast route go.
-	route_calls dump $(((N - 1) * (N + 4) / 2)) $((N * (N + 5) / 2))
 	route_calls secfirst 0 $((N + 2))
-	route_calls flag 0 $((N + 2))
+	if ((FLAG)); then
+		route_calls flag 0 $((N + 2))
+	else
+		log_test_skip "-m flag: $N addrs, route notifications"
+	fi
 }
 
 if (($(id -u))); then
 	echo "SKIP: needs root"
 	exit "$ksft_skip"
 fi
-for prog in ifa_flush ifa_flusher; do
-	if [[ ! -x ./$prog ]]; then
-		echo "SKIP: ./$prog not built"
-		exit "$ksft_skip"
-	fi
-done
+if [[ ! -x ./ifa_flusher ]]; then
+	echo "SKIP: ./ifa_flusher not built"
+	exit "$ksft_skip"
+fi
 
 trap 'defer_scopes_cleanup; cleanup_all_ns' EXIT
+
+# Does the kernel know IFA_F_FLUSH?  (exit 4 if not)
+./ifa_flusher -c
+case $? in
+0) FLAG=1 ;; "$ksft_skip") FLAG=0 ;; *) exit "$ksft_fail" ;;
+esac
+
 tests_run
 exit "$EXIT_STATUS"

@@ -324,17 +324,10 @@ fi
 TMPDIR=$(mktemp -d)
 trap 'defer_scopes_cleanup; cleanup_all_ns; rm -rf "$TMPDIR"' EXIT
 
-# Does the kernel know IFA_F_FLUSH?  Probed in a scratch namespace.
-setup_ns NS0 || exit "$ksft_fail"
-ip -n "$NS0" link add name d0 type dummy || exit "$ksft_fail"
-ip netns exec "$NS0" ./ifa_flusher -c d0
+# Does the kernel know IFA_F_FLUSH?  (exit 4 if not)
+./ifa_flusher -c
 case $? in
-0) FLAG=1 ;;
-"$ksft_skip") FLAG=0 ;;
-*)
-	echo "FAIL: cannot probe for IFA_F_FLUSH"
-	exit "$ksft_fail"
-	;;
+0) FLAG=1 ;; "$ksft_skip") FLAG=0 ;; *) exit "$ksft_fail" ;;
 esac
 
 tests_run
