@@ -47,8 +47,10 @@ export VM_OUT
 # as scripts/vm-payload.sh names them.
 {
 	if [ "${RUN_OURS:-1}" = 1 ]; then
-		sed -n '/^TEST_PROGS/,/end of TEST_PROGS/p' "$TOP/selftests/Makefile" |
-			grep -oE '[A-Za-z0-9_]+\.sh'
+		sed -n -e '/^TEST_PROGS/,/end of TEST_PROGS/p' \
+			-e '/^TEST_GEN_PROGS/,/end of TEST_GEN_PROGS/p' \
+			"$TOP/selftests/Makefile" |
+			sed -n 's/^\t\([A-Za-z0-9_.]*\) \\$/\1/p'
 	fi
 	for t in $UPSTREAM_TESTS; do
 		name=${t%%:*}
