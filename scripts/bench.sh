@@ -24,11 +24,15 @@ build_selftests
 # instructions, so the figures do not move with the host's load
 # (scripts/vm-run.sh).  ICOUNT is passed into the guest for the reports.
 export ICOUNT=${ICOUNT:-1}
-VM_ACCEL=${VM_ACCEL:-tcg} \
+# A results directory of our own: $RUNS/latest may be another run's by the
+# time this one ends.
+mkdir -p "$RUNS"
+out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-bench-$name.XXXX")
+VM_OUT=$out VM_ACCEL=${VM_ACCEL:-tcg} \
 	VM_ENV="ICOUNT $(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
 	VM_TIMEOUT=${VM_TIMEOUT:-5400} "$S/vm-run.sh" "$script" || exit
 # The flush times against N, log-log, beside the run's output.
 if [ "$name" = flush ]; then
 	need_pkgs gnuplot-nox
-	"$S/bench/flush-plot.sh" "$RUNS/latest/output"
+	"$S/bench/flush-plot.sh" "$out/output"
 fi

@@ -74,6 +74,12 @@ body = old.split('\n\n', 1)[1]
 blurb = re.split(r'^\S.* \(\d+\):$', body, maxsplit=1, flags=re.M)[0]
 new = new.replace('*** SUBJECT HERE ***', subj, 1)
 new = new.replace('*** BLURB HERE ***\n\n', blurb, 1)
+# b4's change-id (as "b4 prep" writes it after base-commit): kept from the
+# previous cover letter, so that every version of the series has the same.
+cid = re.search(r'^change-id: \S+$', old, re.M)
+if cid:
+    new = re.sub(r'^(base-commit: \S+)$', r'\1\n' + cid.group(0), new,
+                 count=1, flags=re.M)
 open(sys.argv[2], 'w').write(new)
 EOF
 fi
