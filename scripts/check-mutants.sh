@@ -15,7 +15,12 @@
 #           another primary; a delete with IFA_F_FLUSH still promotes,
 #           while RTM_NEWADDR rejects the flag as it should):
 #           psock_ring_bind.sh, ip_early_demux.sh, ifa_subnet_del.sh,
-#           ifa_flush and ifa_flush.sh must fail.
+#           ifa_flush and ifa_flush.sh must fail;
+#   mutant-list  the series plus scripts/mutations/separate/
+#           early-demux-list-ignores-sysctl.patch alone (only the list
+#           receive path, ip_list_rcv()/ipv6_list_rcv(), ignores the three
+#           knobs; it overlaps the all-paths mutation, hence a kernel of
+#           its own): ip_early_demux.sh must fail (its list_rcv cases).
 #
 # The mutations are applied with `git apply` by scripts/apply.sh and are
 # never part of the series.  Each test's full output is kept in the run
@@ -75,5 +80,7 @@ expect base "ifa_subnet_del.sh:fail ifa_flush:skip ifa_flush.sh:skip" \
 expect mutant "psock_ring_bind.sh:fail ip_early_demux.sh:fail
 	ifa_subnet_del.sh:fail ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$(echo "$TOP"/scripts/mutations/*.patch)"
+expect mutant-list "ip_early_demux.sh:fail" \
+	EXTRA_PATCHES="$TOP/scripts/mutations/separate/early-demux-list-ignores-sysctl.patch"
 "$S/apply.sh" >/dev/null 2>&1 || true
 exit "$rc"
