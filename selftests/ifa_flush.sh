@@ -130,8 +130,10 @@ flusher_modes()
 			desc="1 subnet"
 		fi
 		for mode in dump secfirst flag; do
+			local name="-m $mode: $N addrs, $desc, promote=$promote"
+
 			if [[ $mode == flag ]] && ((!FLAG)); then
-				log_test_skip "-m flag: $N addrs, $desc, promote=$promote"
+				log_test_skip "$name"
 				continue
 			fi
 			RET=0
@@ -140,7 +142,7 @@ flusher_modes()
 			check_err $? "adding $N addresses failed"
 			flush "$mode" "found $N $exp failed 0 left 0"
 			check_empty
-			log_test "-m $mode: $N addrs, $desc, promote=$promote"
+			log_test "$name"
 		done
 	done
 }
