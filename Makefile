@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Entry points; each target is one script in scripts/ (see README.md).
 
-.PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 \
+.PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 check-fresh \
 	bench-flush bench-demux bench-ring patches maintainers clean-cache help
 
 CACHE ?= /var/cache/netseries
@@ -30,6 +30,9 @@ check-debug:
 # No new W=1/C=1 warnings in the objects the series touches.
 check-w1:
 	scripts/check-w1.sh
+
+check-fresh:
+	scripts/check-fresh.sh
 
 # Every prefix of the series builds.
 check-bisect:
@@ -60,6 +63,7 @@ help:
 	@echo '  check-debug     the selftests and the fuzzer on a KASAN/lockdep/kmemleak kernel'
 	@echo '  check-w1        no new W=1/C=1 warnings (x86_64 gcc, i386 gcc, clang)'
 	@echo '  check-bisect    every prefix of the series builds'
+	@echo '  check-fresh     make check in a new minimal Debian root, empty cache (slow)'
 	@echo '  bench-flush, bench-demux, bench-ring   benchmarks, one VM boot each'
 	@echo '  patches         patches/ from the development worktree $$CACHE/dev'
 	@echo '  maintainers     MAINTAINERS-snippet from get_maintainer.pl'
@@ -69,6 +73,8 @@ help:
 	@echo '  KSRC=/path/to/net-next      a real tree instead of the Debian base (never written)'
 	@echo '  JOBS=N                      parallel build jobs (default: nproc)'
 	@echo '  VM_TIMEOUT=s VM_MEM=2G VM_CPUS=2 KERNEL=bzImage   the VM (scripts/vm-run.sh)'
+	@echo '  ICOUNT=0|1                  QEMU instruction counting (benchmarks: 1)'
+	@echo '  FRESH_ROOT=/var/tmp/...     where check-fresh makes its root'
 	@echo '  UPSTREAM_TESTS="prog script.sh:test,..."   upstream tests after ours'
 	@echo '  EXTRA_CONFIG="fragment ..."  more kernel config (scripts/build.sh)'
 	@echo '  BENCH_*                     benchmark sizes and methods (scripts/bench-*.sh headers)'
