@@ -10,10 +10,11 @@
 #
 # The sender's addresses are on its lo and the neighbours are static: its
 # veth end joins no multicast group, so nothing but the test's packets
-# (no ARP, ND or MLD) reaches the receiver.
+# (no ARP, neighbour discovery or MLD) reaches the receiver.
 #
 # Expected runtime: ~4 s under QEMU/TCG (2 vCPUs, no KVM).
 
+# shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
 source lib.sh
 
 BIN=$(dirname "$0")/ip_early_demux

@@ -10,6 +10,7 @@
 # emulated CPUs), most of it creating the netns and the veth pair; the
 # harness waits for fence frames, never for time.
 
+# shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
 source lib.sh
 
 IF1=psrb1
