@@ -117,14 +117,23 @@ state()
 }
 
 # Wait until the monitor has printed the sentinel address $1 (the monitor
-# prints notifications in the order the kernel sent them).
+# prints notifications in the order the kernel sent them).  A monitor
+# that has just started may not have joined its groups yet: add the
+# sentinel again until it shows (its lines are left out of the
+# comparison).
 sync_monitor()
 {
 	local ns=$1; shift
 	local addr=$1; shift
+	local i
 
-	ip -n "$ns" addr add "$addr/32" dev d9 || return
-	slowwait 10 grep -q "inet $addr/32" "$TMPDIR/mon.$ns"
+	for i in $(seq 30); do
+		ip -n "$ns" addr add "$addr/32" dev d9 || return
+		slowwait 2 grep -q "inet $addr/32" "$TMPDIR/mon.$ns" && return
+		ip -n "$ns" addr del "$addr/32" dev d9 || return
+	done
+	echo "# the monitor of $ns never reported $addr"
+	return 1
 }
 
 # run METHOD PROMOTE: remove $SUBNETS of d0 with ifa_flusher -m METHOD in
