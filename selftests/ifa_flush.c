@@ -988,7 +988,6 @@ TEST_F(ifa, newaddr_replace_flag_einval)
 /* An address that is not there, in a subnet that is: nothing changes. */
 TEST_F(ifa, unknown_addr_flag)
 {
-	char msg[256];
 	struct snap s;
 	int err;
 
@@ -996,9 +995,8 @@ TEST_F(ifa, unknown_addr_flag)
 		SKIP(return, NO_FLAG);
 
 	err = addr_req(&self->c, RTM_DELADDR, 0, AF_INET, "10.1.0.9", 24,
-		       IFA_F_FLUSH, msg, sizeof(msg));
+		       IFA_F_FLUSH, NULL, 0);
 	EXPECT_EQ(-EADDRNOTAVAIL, err);
-	EXPECT_STREQ("ipv4: Address not found", msg);
 	snap_take(_metadata, &self->c, &s, AF_INET);
 	expect_layout(_metadata, &s, untouched);
 	expect_events(_metadata, &s, AF_INET, NULL, NULL);

@@ -40,7 +40,7 @@
 # are deleted: also a secondary deleted with its primary (plain, flag) and
 # an address whose lifetime expires.
 #
-# Expected runtime: about 10 s under QEMU/TCG.
+# Expected runtime: about 13 s under QEMU/TCG (idle host).
 
 # shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
 source lib.sh
@@ -200,7 +200,10 @@ test_subnet_removal()
 	local m
 
 	for m in plain:0 secfirst:1 flag:1; do
-		[[ $m == flag:* ]] && ((!FLAG)) && continue
+		if [[ $m == flag:* ]] && ((!FLAG)); then
+			log_test_skip "subnet removal: flag (no IFA_F_FLUSH)"
+			continue
+		fi
 		RET=0
 		in_defer_scope run "${m%:*}" "${m#*:}"
 		check_err $? "removing the subnets with ${m%:*} failed"

@@ -48,11 +48,19 @@ setup_tracefs()
 	for ev in $EVENTS; do
 		[[ -d $TRACEFS/events/$ev ]] || skip "no $ev event"
 	done
+	# The GRO count is filtered on the device's netns (Linux 5.17+).
+	grep -qw net_cookie \
+		"$TRACEFS/events/net/napi_gro_receive_entry/format" ||
+		skip "net:napi_gro_receive_entry without net_cookie"
 }
 
-link_up()
+# The link passes packets once linkwatch has turned the carrier on and
+# swapped the noop qdisc for noqueue.
+link_ready()
 {
-	[[ $(ip netns exec "$1" cat "/sys/class/net/$2/operstate") == up ]]
+	ip -n "$1" -j link show dev "$2" |
+		jq -e '.[0].operstate == "UP" and
+		       .[0].qdisc == "noqueue"' >/dev/null
 }
 
 # Addresses, links up, routes and static neighbours.
@@ -76,9 +84,8 @@ configure()
 		ip -n "$TX" neigh add "$addr" lladdr "$RX_MAC" \
 			dev "$TX_DEV" nud permanent || return
 	done
-	# The veth drops packets until the link watcher has seen the carrier.
-	slowwait 10 link_up "$RX" "$RX_DEV" &&
-	slowwait 10 link_up "$TX" "$TX_DEV"
+	busywait "$BUSYWAIT_TIMEOUT" link_ready "$RX" "$RX_DEV" &&
+	busywait "$BUSYWAIT_TIMEOUT" link_ready "$TX" "$TX_DEV"
 }
 
 setup()
@@ -93,7 +100,7 @@ setup()
 	idx=$(((1 << 30) + (RANDOM << 15) + RANDOM))
 	ip -n "$RX" link add name "$RX_DEV" index "$idx" address "$RX_MAC" \
 		type veth peer name "$TX_DEV" netns "$TX" address "$TX_MAC" ||
-		skip "cannot add a veth pair with a given ifindex"
+		{ echo "FAIL: cannot add a veth pair"; exit "$ksft_fail"; }
 	# No link-local address: no DAD, no route change while counting.
 	if ! ip -n "$RX" link set dev "$RX_DEV" addrgenmode none ||
 	   ! ip -n "$TX" link set dev "$TX_DEV" addrgenmode none; then
@@ -107,6 +114,7 @@ setup()
 
 [[ $(id -u) -eq 0 ]] || skip "need root"
 [[ -x $BIN ]] || skip "$BIN not built"
+command -v jq >/dev/null || skip "jq not installed"
 trap defer_scopes_cleanup EXIT
 setup_tracefs
 setup

@@ -50,5 +50,11 @@ if ! busywait "$BUSYWAIT_TIMEOUT" link_ready; then
 	echo "veth pair not up"
 	exit "$ksft_fail"
 fi
+# The fences need one backlog: no RPS on the receiving queues.
+for dev in "$IF1" "$IF2"; do
+	f=/sys/class/net/$dev/queues/rx-0/rps_cpus
+	ip netns exec "$NS" sh -c "[ ! -e $f ] || echo 0 > $f" ||
+		exit "$ksft_fail"
+done
 
 ip netns exec "$NS" env PSOCK_IF1="$IF1" PSOCK_IF2="$IF2" ./psock_ring_bind
