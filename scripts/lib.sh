@@ -98,7 +98,7 @@ apt_mirror() {
 PKGS_BUILD=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio git
 	xz-utils rsync file)
 PKGS_VM=(qemu-system-x86)
-PKGS_SELFTESTS=(iproute2 ethtool iputils-ping jq)
+PKGS_SELFTESTS=(iproute2 ethtool iputils-ping jq net-tools)
 PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-jsonschema python3-ply
 	python3-git perl gcc-multilib rsync)
 
