@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Entry points; each target is one script in scripts/ (see README.md).
 
-.PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 check-fresh \
+.PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 check-fresh check-ksrc \
 	bench-flush bench-demux bench-ring patches maintainers clean-cache help
 
 CACHE ?= /var/cache/netseries
@@ -34,6 +34,9 @@ check-w1:
 check-fresh:
 	scripts/check-fresh.sh
 
+check-ksrc:
+	scripts/check-ksrc.sh
+
 # Every prefix of the series builds.
 check-bisect:
 	scripts/check-bisect.sh
@@ -64,6 +67,7 @@ help:
 	@echo '  check-w1        no new W=1/C=1 warnings (x86_64 gcc, i386 gcc, clang)'
 	@echo '  check-bisect    every prefix of the series builds'
 	@echo '  check-fresh     make check in a new minimal Debian root, empty cache (slow)'
+	@echo '  check-ksrc      make check KSRC=... CACHE=... with the default cache hidden (slow)'
 	@echo '  bench-flush, bench-demux, bench-ring   benchmarks, one VM boot each'
 	@echo '  patches         patches/ from the development worktree $$CACHE/dev'
 	@echo '  maintainers     MAINTAINERS-snippet from get_maintainer.pl'
