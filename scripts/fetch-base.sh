@@ -33,6 +33,9 @@ from_ksrc() {
 		echo "$KSRC" >"$SRC/.git/netseries-origin"
 	fi
 	git -C "$SRC" fetch -q "$KSRC" "$head"
+	# The clone's HEAD may name a branch called $BASE_BRANCH (the user's
+	# default branch): detach it, or the branch cannot be moved.
+	git -C "$SRC" update-ref --no-deref HEAD "$head"
 	git -C "$SRC" branch -f "$BASE_BRANCH" "$head"
 	git -C "$SRC" describe --always "$head" >"$CACHE/base-version"
 	log "base: $KSRC at $(cat "$CACHE/base-version")"
