@@ -190,14 +190,8 @@ test_route_calls()
 	fi
 }
 
-if (($(id -u))); then
-	echo "SKIP: needs root"
-	exit "$ksft_skip"
-fi
-if [[ ! -x ./ifa_flusher ]]; then
-	echo "SKIP: ./ifa_flusher not built"
-	exit "$ksft_skip"
-fi
+[[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
+[[ -x ./ifa_flusher ]] || { echo "SKIP: no ./ifa_flusher"; exit "$ksft_skip"; }
 
 trap 'defer_scopes_cleanup; cleanup_all_ns' EXIT
 

@@ -320,18 +320,9 @@ test_autojoin()
 	in_defer_scope autojoin_expire
 }
 
-if (($(id -u))); then
-	echo "SKIP: needs root"
-	exit "$ksft_skip"
-fi
-if [[ ! -x ./ifa_flusher ]]; then
-	echo "SKIP: ./ifa_flusher not built"
-	exit "$ksft_skip"
-fi
-if ! command -v jq >/dev/null; then
-	echo "SKIP: jq not installed"
-	exit "$ksft_skip"
-fi
+[[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
+[[ -x ./ifa_flusher ]] || { echo "SKIP: no ./ifa_flusher"; exit "$ksft_skip"; }
+command -v jq >/dev/null || { echo "SKIP: no jq"; exit "$ksft_skip"; }
 
 TMPDIR=$(mktemp -d)
 trap 'defer_scopes_cleanup; cleanup_all_ns; rm -rf "$TMPDIR"' EXIT
