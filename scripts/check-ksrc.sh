@@ -9,7 +9,9 @@
 # finds it empty and fails.  A cold kernel build: not part of `make check`.
 #
 #   KSRC_ALT_CACHE  the other cache (default /var/tmp/netseries-alt-cache,
-#                   emptied first)
+#                   emptied first unless KSRC_KEEP=1)
+# The check runs from a clone of this repository's HEAD ($alt.repo), so
+# that edits in the working tree meanwhile do not leak into it.
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,13 +21,15 @@ alt=${KSRC_ALT_CACHE:-/var/tmp/netseries-alt-cache}
 ksrc=$alt.ksrc
 git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null ||
 	die "no base tree in $SRC: run make first"
-rm -rf "$alt" "$ksrc"
+[ "${KSRC_KEEP:-0}" = 1 ] || rm -rf "$alt"
+rm -rf "$ksrc" "$alt.repo"
 git clone -q --single-branch -b "$BASE_BRANCH" "$SRC" "$ksrc"
+git clone -q "$TOP" "$alt.repo"
 t0=$(date +%s)
 # shellcheck disable=SC2016 # expanded by the inner shell
 unshare -m sh -c 'mount -t tmpfs -o size=1m none "$1" &&
 	exec make -C "$2" check KSRC="$3" CACHE="$4"' sh \
-	"$CACHE" "$TOP" "$ksrc" "$alt" 2>&1 | tee "$alt.log"
+	"$CACHE" "$alt.repo" "$ksrc" "$alt" 2>&1 | tee "$alt.log"
 rc=${PIPESTATUS[0]}
 log "make check KSRC=$ksrc CACHE=$alt with $CACHE hidden: exit $rc" \
 	"after $(($(date +%s) - t0))s; log: $alt.log"
