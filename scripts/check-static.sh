@@ -12,6 +12,7 @@
 #  - the selftest programs build with gcc -m32 (-Werror)
 #  - the netlink specs the series changes generate (YNL C and rst) and
 #    the C compiles without warnings
+#  - MAINTAINERS-snippet is what scripts/gen-maintainers.sh makes now
 #  - entries the series adds to net/Makefile, net/config, net/.gitignore
 #    and selftests/{Makefile,config,.gitignore} are in sorted order
 set -u
@@ -156,6 +157,14 @@ for f in "$TOP"/selftests/*.c "$TOP"/selftests/*.sh; do
 	fi
 done
 result "selftests/ identical to the series" "$rc" "$tmp/sync"
+
+# MAINTAINERS-snippet is generated from the series on the stand-in base:
+# it must be current (another tree's MAINTAINERS may name others).
+if [ -z "${KSRC:-}" ]; then
+	"$TOP/scripts/gen-maintainers.sh" "$tmp/snippet" >/dev/null 2>&1 &&
+		diff -u "$TOP/MAINTAINERS-snippet" "$tmp/snippet" >"$tmp/snippet.diff"
+	result "MAINTAINERS-snippet current (make maintainers)" $? "$tmp/snippet.diff"
+fi
 
 # Added entries must sit in order between their neighbours.
 sorted_added() {
