@@ -20,9 +20,10 @@ out=${1:-$TOP/MAINTAINERS-snippet}
 		echo "## $(awk '/^Subject: / { s = $0; getline; while (/^ /) { s = s $0; getline } }
 			END { sub(/^Subject: \[[^]]*\] /, "", s); print s }' "$p")"
 		# (it looks up the author of a Fixes: commit, which the
-		# stand-in base does not have: quiet)
+		# stand-in base does not have: quiet; its order of equal
+		# entries varies from run to run: sorted)
 		(cd "$SRC" && ./scripts/get_maintainer.pl --no-git --no-git-fallback \
-			--norolestats "$p" 2>/dev/null)
+			--norolestats "$p" 2>/dev/null) | sort
 	done
 	echo
 	echo "# F: lines the series adds to MAINTAINERS for its new selftests"
