@@ -245,7 +245,16 @@ autojoin_setup()
 # joined ADDR: the group is joined on d0 of $ns.
 joined()
 {
-	ip -n "$ns" maddr show dev d0 | grep -q -E "inet +${1//./\\.}( |$)"
+	ip -n "$ns" -j maddr show dev d0 |
+		jq -e --arg a "$1" '[.[].maddr[] | select(.family == "inet" and
+			.address == $a)] | length == 1' >/dev/null
+}
+
+# no_addr: no IPv4 address on d0 of $ns.
+no_addr()
+{
+	ip -n "$ns" -j -4 addr show dev d0 |
+		jq -e '[.[].addr_info[]] | length == 0' >/dev/null
 }
 
 # autojoin_left ADDR/LEN: no address left, the group of ADDR left, and the
@@ -254,7 +263,7 @@ autojoin_left()
 {
 	local addr=${1%/*}
 
-	[[ -z $(ip -n "$ns" -4 addr show dev d0) ]]
+	no_addr
 	check_err $? "addresses left on d0"
 	! joined "$addr"
 	check_err $? "group $addr still joined"
@@ -301,7 +310,7 @@ autojoin_expire()
 		ip -n "$ns" addr add 239.1.1.1/24 dev d0 autojoin \
 			valid_lft 1 preferred_lft 1
 	check_err $? "adding 239.1.1.1/24 with a lifetime failed"
-	slowwait 10 bash -c "[[ -z \$(ip -n $ns -4 addr show dev d0) ]]"
+	slowwait 10 no_addr
 	check_err $? "239.1.1.1/24 did not expire"
 	autojoin_left 239.1.1.1/24
 	log_test "autojoin: address whose lifetime expires"
