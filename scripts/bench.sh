@@ -17,6 +17,8 @@ script=$TOP/scripts/bench-$name.sh
 S=$TOP/scripts
 kernel_up_to_date
 build_selftests
+# bench-flush draws its plot after the run: install gnuplot before it.
+[ "$name" != flush ] || need_pkgs gnuplot-nox
 # Helper programs are built on the host: the guest's root is read-only.
 [ "$name" != demux ] || "$script" --build
 # TCG always: figures must not depend on whether this host has KVM.  And
@@ -32,7 +34,4 @@ VM_OUT=$out VM_ACCEL=${VM_ACCEL:-tcg} \
 	VM_ENV="ICOUNT $(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
 	VM_TIMEOUT=${VM_TIMEOUT:-5400} "$S/vm-run.sh" "$script" || exit
 # The flush times against N, log-log, beside the run's output.
-if [ "$name" = flush ]; then
-	need_pkgs gnuplot-nox
-	"$S/bench/flush-plot.sh" "$out/output"
-fi
+[ "$name" != flush ] || "$S/bench/flush-plot.sh" "$out/output"

@@ -19,15 +19,11 @@ set -eu
 ROOT=${FRESH_ROOT:-/var/tmp/netseries-fresh}
 # shellcheck disable=SC1091 # the host's, not ours
 SUITE=$(. /etc/os-release && echo "$VERSION_CODENAME")
-need_pkgs debootstrap debian-archive-keyring
 
 t0=$(date +%s)
 log "debootstrap $SUITE (minbase + git, make, ca-certificates) into $ROOT"
 rm -rf "$ROOT"
-debootstrap --variant=minbase --include=git,make,ca-certificates \
-	--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-	"$SUITE" "$ROOT" "$(apt_mirror)" >"$ROOT.log" 2>&1 ||
-	die "debootstrap failed (log: $ROOT.log)"
+debian_root "$SUITE" "$ROOT" git,make,ca-certificates "$ROOT.log"
 # The machine's own apt sources and resolver, nothing else of the host.
 rm -f "$ROOT/etc/apt/sources.list"
 cp -a /etc/apt/sources.list /etc/apt/sources.list.d "$ROOT/etc/apt/" 2>/dev/null || true

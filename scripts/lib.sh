@@ -94,6 +94,20 @@ apt_mirror() {
 	echo "${uri%/}"
 }
 
+# debian_root SUITE DIR PKGS LOG: a minimal Debian root in DIR (debootstrap
+# minbase plus PKGS, comma-separated) from this machine's own mirror, with
+# Debian's binary packages only (scripts/llvm-root.sh, check-fresh.sh).
+debian_root() {
+	local suite=$1 dir=$2 pkgs=$3 logf=$4
+
+	[ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
+	need_pkgs debootstrap debian-archive-keyring
+	debootstrap --variant=minbase --include="$pkgs" \
+		--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+		"$suite" "$dir" "$(apt_mirror)" >"$logf" 2>&1 ||
+		die "debootstrap failed (log: $logf)"
+}
+
 # Packages the host needs for each step.
 PKGS_BUILD=(build-essential bc bison flex libelf-dev libssl-dev ccache cpio git
 	xz-utils rsync file)

@@ -18,14 +18,9 @@ PKGS=bc,bison,ccache,clang,flex,libelf-dev,libssl-dev,lld,llvm,make,perl,python3
 
 make_root() {
 	[ -x "$ROOT/usr/bin/clang" ] && return 0
-	[ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
-	need_pkgs debootstrap debian-archive-keyring
 	log "debootstrap $SUITE into $ROOT (clang, lld, llvm)"
 	rm -rf "$ROOT.tmp"
-	debootstrap --variant=minbase --include="$PKGS" \
-		--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-		"$SUITE" "$ROOT.tmp" "$(apt_mirror)" >"$CACHE/llvm-root.log" 2>&1 ||
-		die "debootstrap failed (log: $CACHE/llvm-root.log)"
+	debian_root "$SUITE" "$ROOT.tmp" "$PKGS" "$CACHE/llvm-root.log"
 	rm -rf "$ROOT.tmp/var/cache/apt/archives/"*.deb
 	mv "$ROOT.tmp" "$ROOT"
 }
