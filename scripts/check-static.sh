@@ -146,7 +146,7 @@ result "selftests build for 32-bit (gcc -m32, -Werror)" "$rc" "$tmp/m32.log"
 rc=0
 : >"$tmp/sync"
 shopt -s nullglob
-for f in "$TOP"/selftests/*.c "$TOP"/selftests/*.sh; do
+for f in "$TOP"/selftests/*.[ch] "$TOP"/selftests/*.sh; do
 	[ -L "$f" ] && continue
 	dst=$SRC/$NETDIR/$(basename "$f")
 	if [ ! -f "$dst" ]; then

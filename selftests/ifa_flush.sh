@@ -55,14 +55,15 @@ add_addrs()
 {
 	local count=$1; shift
 	local per=$1; shift
+	local i
 
-	if ((per)); then
-		ip netns exec "$NS" ./ifa_flusher -a "$count" -s "$per" \
-			-p 10.0.0.0/24 "$DEV" >/dev/null
-	else
-		ip netns exec "$NS" ./ifa_flusher -a "$count" \
-			-p 10.0.0.0/16 "$DEV" >/dev/null
-	fi
+	for ((i = 0; i < count; i++)); do
+		if ((per)); then
+			echo "address add 10.0.$((i / per)).$((i % per + 1))/24 dev $DEV"
+		else
+			echo "address add 10.0.$((i / 250)).$((i % 250 + 1))/16 dev $DEV"
+		fi
+	done | ip -n "$NS" -batch -
 }
 
 # check_empty: no IPv4 address nor route left on $DEV.
