@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Prove that the selftests fail where they must (`make check-mutants`):
 #
-#   base    the base kernel without the series: ifa_subnet_del.sh must
-#           fail (autojoin groups of secondaries and of expired addresses
-#           are not left; its "plain = secfirst" comparison passes there);
-#           ifa_flush and ifa_flush.sh must pass (or skip) with their flag
-#           cases skipped (the kernel stores IFA_F_FLUSH on RTM_NEWADDR: it does
+#   base    the base kernel without the series: ifa_flush.sh must fail
+#           (autojoin groups of secondaries and of expired addresses are
+#           not left; its "plain = secfirst" comparison passes there, its
+#           flag cases skip); ifa_flush must pass with its flag cases
+#           skipped (the kernel stores IFA_F_FLUSH on RTM_NEWADDR: it does
 #           not know the flag);
 #   mutant  the series plus the throwaway patches in scripts/mutations/
 #           (packet_set_ring() does not hook the socket again; the kernel
@@ -14,8 +14,8 @@
 #           for a subnet whose primary shares its local address with
 #           another primary; a delete with IFA_F_FLUSH still promotes,
 #           while RTM_NEWADDR rejects the flag as it should):
-#           psock_ring_bind.sh, ip_early_demux.sh, ifa_subnet_del.sh,
-#           ifa_flush and ifa_flush.sh must fail;
+#           psock_ring_bind.sh, ip_early_demux.sh, ifa_flush and
+#           ifa_flush.sh must fail;
 #   mutant-list  the series plus scripts/mutations/separate/
 #           early-demux-list-ignores-sysctl.patch alone (only the list
 #           receive path, ip_list_rcv()/ipv6_list_rcv(), ignores the three
@@ -75,10 +75,10 @@ expect() {
 	done
 }
 
-expect base "ifa_subnet_del.sh:fail ifa_flush:skip ifa_flush.sh:skip" \
+expect base "ifa_flush.sh:fail ifa_flush:skip" \
 	SKIP_SERIES=1
 expect mutant "psock_ring_bind.sh:fail ip_early_demux.sh:fail
-	ifa_subnet_del.sh:fail ifa_flush:fail ifa_flush.sh:fail" \
+	ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$(echo "$TOP"/scripts/mutations/*.patch)"
 expect mutant-list "ip_early_demux.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/mutations/separate/early-demux-list-ignores-sysctl.patch"

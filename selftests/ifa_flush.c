@@ -296,7 +296,7 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	write_file("/proc/sys/net/ipv6/conf/default/addr_gen_mode", "1");
 
 	link = ynl_sock_create(&ynl_rt_link_family, &yerr);
-	ASSERT_NE(NULL, link) TH_LOG("rt-link: %s", yerr.msg);
+	ASSERT_TRUE(link != NULL) TH_LOG("rt-link: %s", yerr.msg);
 	err = link_create(link, "dummy");
 	ASSERT_EQ(0, err) TH_LOG("dummy device: %s", link->err.msg);
 	c->ifindex = if_nametoindex(DEV);
@@ -316,9 +316,9 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	ynl_sock_destroy(link);
 
 	c->addr = ynl_sock_create(&ynl_rt_addr_family, &yerr);
-	ASSERT_NE(NULL, c->addr) TH_LOG("rt-addr: %s", yerr.msg);
+	ASSERT_TRUE(c->addr != NULL) TH_LOG("rt-addr: %s", yerr.msg);
 	c->route = ynl_sock_create(&ynl_rt_route_family, &yerr);
-	ASSERT_NE(NULL, c->route) TH_LOG("rt-route: %s", yerr.msg);
+	ASSERT_TRUE(c->route != NULL) TH_LOG("rt-route: %s", yerr.msg);
 
 	for (i = 0; i < NSUBNETS; i++)
 		for (j = 0; j < ARRAY_SIZE(layout[i].addrs); j++) {
@@ -332,7 +332,7 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	ASSERT_LE(0, c->flag_known) TH_LOG("probe: %s", c->addr->err.msg);
 
 	c->mon = ynl_sock_create(&ynl_rt_addr_family, &yerr);
-	ASSERT_NE(NULL, c->mon) TH_LOG("rt-addr: %s", yerr.msg);
+	ASSERT_TRUE(c->mon != NULL) TH_LOG("rt-addr: %s", yerr.msg);
 	ASSERT_EQ(0, ynl_subscribe(c->mon, "rtnlgrp-ipv4-ifaddr"));
 	ASSERT_EQ(0, ynl_subscribe(c->mon, "rtnlgrp-ipv6-ifaddr"));
 }
@@ -556,6 +556,44 @@ static const char * const a_all[] = {
 	"10.1.0.1/24", "10.1.0.2/24", "10.1.0.3/24", "10.1.0.4/24", NULL
 };
 
+/*
+ * Delete @addr/@plen with @flags, then check the addresses and routes
+ * against @exp and the notifications against @del and @add (see
+ * expect_layout() and expect_events()).
+ */
+static void del_expect(struct __test_metadata *_metadata, struct ctx *c,
+		       const char *addr, int plen, __u32 flags,
+		       const char * const *exp, const char * const *del,
+		       const char * const *add)
+{
+	struct snap s;
+
+	ASSERT_EQ(0, del4(c, addr, plen, flags));
+	snap_take(_metadata, c, &s, AF_INET);
+	expect_layout(_metadata, &s, exp);
+	expect_events(_metadata, &s, AF_INET, del, add);
+}
+
+/*
+ * A plain delete of A's primary: 10.1.0.2 is promoted (one RTM_NEWADDR,
+ * the routes of the subnet come back with it as prefsrc) if
+ * promote_secondaries is set, else the subnet goes as with the flag.
+ */
+static void plain_del_a(struct __test_metadata *_metadata, struct ctx *c,
+			int promote)
+{
+	static const char * const promoted[NSUBNETS] = { "-PSS", "PS", "P" };
+	static const char * const flushed[NSUBNETS] = { "----", "PS", "P" };
+	static const char * const del[] = { "10.1.0.1/24", NULL };
+	static const char * const new[] = { "10.1.0.2/24", NULL };
+
+	if (promote)
+		del_expect(_metadata, c, "10.1.0.1", 24, 0, promoted, del, new);
+	else
+		del_expect(_metadata, c, "10.1.0.1", 24, 0, flushed, a_all,
+			   NULL);
+}
+
 FIXTURE(promote)
 {
 	struct ctx c;
@@ -590,15 +628,11 @@ FIXTURE_TEARDOWN(promote)
 TEST_F(promote, flag_del_first_primary)
 {
 	static const char * const exp[NSUBNETS] = { "----", "PS", "P" };
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, a_all, NULL);
+	del_expect(_metadata, &self->c, "10.1.0.1", 24, IFA_F_FLUSH, exp,
+		   a_all, NULL);
 }
 
 /* Same for B: its primary is mid-list, its secondary is the last address. */
@@ -608,39 +642,17 @@ TEST_F(promote, flag_del_later_primary)
 	static const char * const del[] = {
 		"10.2.0.1/24", "10.2.0.2/24", NULL
 	};
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.2.0.1", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, del, NULL);
+	del_expect(_metadata, &self->c, "10.2.0.1", 24, IFA_F_FLUSH, exp, del,
+		   NULL);
 }
 
-/*
- * Without the flag, 10.1.0.2 is promoted (one RTM_NEWADDR, the routes of
- * the subnet come back with it as prefsrc) if promote_secondaries is set,
- * else the subnet goes as with the flag.
- */
+/* Without the flag, promote_secondaries decides. */
 TEST_F(promote, del_primary)
 {
-	static const char * const promoted[NSUBNETS] = { "-PSS", "PS", "P" };
-	static const char * const flushed[NSUBNETS] = { "----", "PS", "P" };
-	static const char * const del[] = { "10.1.0.1/24", NULL };
-	static const char * const new[] = { "10.1.0.2/24", NULL };
-	struct snap s;
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, 0));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	if (variant->promote) {
-		expect_layout(_metadata, &s, promoted);
-		expect_events(_metadata, &s, AF_INET, del, new);
-	} else {
-		expect_layout(_metadata, &s, flushed);
-		expect_events(_metadata, &s, AF_INET, a_all, NULL);
-	}
+	plain_del_a(_metadata, &self->c, variant->promote);
 }
 
 /* The flag on a secondary deletes only that secondary. */
@@ -648,15 +660,11 @@ TEST_F(promote, flag_del_secondary)
 {
 	static const char * const exp[NSUBNETS] = { "PS-S", "PS", "P" };
 	static const char * const del[] = { "10.1.0.3/24", NULL };
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.3", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, del, NULL);
+	del_expect(_metadata, &self->c, "10.1.0.3", 24, IFA_F_FLUSH, exp, del,
+		   NULL);
 }
 
 /* C covers A's addresses with another mask: A is not C's secondaries. */
@@ -664,33 +672,25 @@ TEST_F(promote, flag_del_other_mask)
 {
 	static const char * const exp[NSUBNETS] = { "PSSS", "PS", "-" };
 	static const char * const del[] = { "10.1.7.1/16", NULL };
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.7.1", 16, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, del, NULL);
+	del_expect(_metadata, &self->c, "10.1.7.1", 16, IFA_F_FLUSH, exp, del,
+		   NULL);
 }
 
 /* The flag acts on its request only: a later plain delete promotes. */
 TEST_F(promote, flag_is_per_request)
 {
-	static const char * const promoted[NSUBNETS] = { "-PSS", "PS", "P" };
 	static const char * const flushed[NSUBNETS] = { "----", "PS", "P" };
-	static const char * const del[] = { "10.1.0.1/24", NULL };
-	static const char * const new[] = { "10.1.0.2/24", NULL };
 	unsigned int j;
 	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
 
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, flushed);
+	del_expect(_metadata, &self->c, "10.1.0.1", 24, IFA_F_FLUSH, flushed,
+		   a_all, NULL);
 	for (j = 0; j < 4; j++)
 		ASSERT_EQ(0, addr_add(&self->c, AF_INET, layout[0].addrs[j],
 				      24, 0));
@@ -698,15 +698,7 @@ TEST_F(promote, flag_is_per_request)
 	expect_layout(_metadata, &s, untouched);
 	EXPECT_EQ(4, ev_total(&s, RTM_NEWADDR, AF_INET));
 
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, 0));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	if (variant->promote) {
-		expect_layout(_metadata, &s, promoted);
-		expect_events(_metadata, &s, AF_INET, del, new);
-	} else {
-		expect_layout(_metadata, &s, flushed);
-		expect_events(_metadata, &s, AF_INET, a_all, NULL);
-	}
+	plain_del_a(_metadata, &self->c, variant->promote);
 }
 
 FIXTURE(ifa)

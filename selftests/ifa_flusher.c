@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ifa_flusher: empty a device (or one subnet of it) of its IPv4 addresses
- * through the YNL rt-addr family, for ifa_flush.sh and ifa_subnet_del.sh.
+ * through the YNL rt-addr family, for ifa_flush.sh.
  *
  *   ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN] [-r] DEV
  *	Dump the IPv4 addresses of DEV (with -o, only those of the subnet
@@ -64,7 +64,7 @@ static struct ynl_sock *rt;	/* route notifications, with -r */
 static unsigned long rt_new, rt_del;
 static int ifindex;
 
-static void __attribute__((noreturn)) usage(void)
+static void usage(void)
 {
 	fprintf(stderr,
 		"usage: ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN] [-r] DEV\n"
