@@ -272,12 +272,12 @@ static int addr_add(struct ctx *c, int family, const char *addr, int plen,
 		    __u32 flags)
 {
 	return ifa_req(c->addr, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, family,
-		       c->ifindex, addr, plen, flags);
+		       c->ifindex, addr, NULL, plen, flags);
 }
 
 static int del4(struct ctx *c, const char *addr, int plen, __u32 flags)
 {
-	return ifa_req(c->addr, RTM_DELADDR, 0, AF_INET, c->ifindex, addr,
+	return ifa_req(c->addr, RTM_DELADDR, 0, AF_INET, c->ifindex, addr, NULL,
 		       plen, flags);
 }
 
@@ -296,7 +296,7 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	write_file("/proc/sys/net/ipv6/conf/default/addr_gen_mode", "1");
 
 	link = ynl_sock_create(&ynl_rt_link_family, &yerr);
-	ASSERT_TRUE(link != NULL) TH_LOG("rt-link: %s", yerr.msg);
+	ASSERT_TRUE(!!link) TH_LOG("rt-link: %s", yerr.msg);
 	err = link_create(link, "dummy");
 	ASSERT_EQ(0, err) TH_LOG("dummy device: %s", link->err.msg);
 	c->ifindex = if_nametoindex(DEV);
@@ -316,9 +316,9 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	ynl_sock_destroy(link);
 
 	c->addr = ynl_sock_create(&ynl_rt_addr_family, &yerr);
-	ASSERT_TRUE(c->addr != NULL) TH_LOG("rt-addr: %s", yerr.msg);
+	ASSERT_TRUE(!!c->addr) TH_LOG("rt-addr: %s", yerr.msg);
 	c->route = ynl_sock_create(&ynl_rt_route_family, &yerr);
-	ASSERT_TRUE(c->route != NULL) TH_LOG("rt-route: %s", yerr.msg);
+	ASSERT_TRUE(!!c->route) TH_LOG("rt-route: %s", yerr.msg);
 
 	for (i = 0; i < NSUBNETS; i++)
 		for (j = 0; j < ARRAY_SIZE(layout[i].addrs); j++) {
@@ -332,9 +332,9 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	ASSERT_LE(0, c->flag_known) TH_LOG("probe: %s", c->addr->err.msg);
 
 	c->mon = ynl_sock_create(&ynl_rt_addr_family, &yerr);
-	ASSERT_TRUE(c->mon != NULL) TH_LOG("rt-addr: %s", yerr.msg);
-	ASSERT_EQ(0, ynl_subscribe(c->mon, "rtnlgrp-ipv4-ifaddr"));
-	ASSERT_EQ(0, ynl_subscribe(c->mon, "rtnlgrp-ipv6-ifaddr"));
+	ASSERT_TRUE(!!c->mon) TH_LOG("rt-addr: %s", yerr.msg);
+	ASSERT_EQ(0, ifa_join(c->mon, RTNLGRP_IPV4_IFADDR));
+	ASSERT_EQ(0, ifa_join(c->mon, RTNLGRP_IPV6_IFADDR));
 }
 
 static void ctx_teardown(struct ctx *c)
@@ -746,7 +746,8 @@ TEST_F(ifa, newaddr_replace_flag_einval)
 		SKIP(return, NO_FLAG);
 
 	err = ifa_req(self->c.addr, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE,
-		      AF_INET, self->c.ifindex, "10.1.0.2", 24, IFA_F_FLUSH);
+		      AF_INET, self->c.ifindex, "10.1.0.2", NULL, 24,
+		      IFA_F_FLUSH);
 	EXPECT_EQ(-EINVAL, err);
 	EXPECT_STREQ(FLAG_MSG, self->c.addr->err.msg);
 	snap_take(_metadata, &self->c, &s, AF_INET);
@@ -794,7 +795,7 @@ TEST_F(ifa, ipv6_flag_del)
 	snap_take(_metadata, &self->c, &s, AF_INET6);
 
 	ASSERT_EQ(0, ifa_req(self->c.addr, RTM_DELADDR, 0, AF_INET6,
-			     self->c.ifindex, v6[0], 64, IFA_F_FLUSH));
+			     self->c.ifindex, v6[0], NULL, 64, IFA_F_FLUSH));
 	snap_take(_metadata, &self->c, &s, AF_INET6);
 	EXPECT_EQ('-', addr_state(&s, AF_INET6, v6[0], 64, self->c.ifindex));
 	for (i = 1; i < ARRAY_SIZE(v6); i++) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What ifa_flush and ifa_flusher share: address requests through the YNL
- * rt-addr family, and the question whether the kernel knows IFA_F_FLUSH.
+ * rt-addr family, joining rtnetlink groups, and the question whether the
+ * kernel knows IFA_F_FLUSH.
  */
 #ifndef IFA_FLUSH_H
 #define IFA_FLUSH_H
@@ -22,19 +23,21 @@
 
 /*
  * RTM_NEWADDR (with @nlflags, e.g. NLM_F_CREATE | NLM_F_EXCL) or
- * RTM_DELADDR of @addr/@plen on @ifindex, with @flags in IFA_FLAGS if not
- * 0: 0, -errno from the kernel (its extack message is then in
- * ys->err.msg), or -EINVAL for an address that does not parse.
+ * RTM_DELADDR of @local/@plen on @ifindex, with IFA_ADDRESS @address (the
+ * peer; NULL: @local) and with @flags in IFA_FLAGS if not 0: 0, -errno
+ * from the kernel (its extack message is then in ys->err.msg), or -EINVAL
+ * for an address that does not parse.
  */
 static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
-			  int family, int ifindex, const char *addr, int plen,
-			  __u32 flags)
+			  int family, int ifindex, const char *local,
+			  const char *address, int plen, __u32 flags)
 {
 	size_t alen = family == AF_INET ? 4 : 16;
-	unsigned char a[16];
+	unsigned char l[16], a[16];
 	int ret;
 
-	if (inet_pton(family, addr, a) != 1)
+	if (inet_pton(family, local, l) != 1 ||
+	    inet_pton(family, address ?: local, a) != 1)
 		return -EINVAL;
 	if (type == RTM_NEWADDR) {
 		struct rt_addr_newaddr_req *req = rt_addr_newaddr_req_alloc();
@@ -46,7 +49,7 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 		req->_hdr.ifa_prefixlen = plen;
 		req->_hdr.ifa_index = ifindex;
 		if (family == AF_INET)
-			rt_addr_newaddr_req_set_local(req, a, alen);
+			rt_addr_newaddr_req_set_local(req, l, alen);
 		rt_addr_newaddr_req_set_address(req, a, alen);
 		if (flags)
 			rt_addr_newaddr_req_set_flags(req, flags);
@@ -61,7 +64,7 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 		req->_hdr.ifa_prefixlen = plen;
 		req->_hdr.ifa_index = ifindex;
 		if (family == AF_INET)
-			rt_addr_deladdr_req_set_local(req, a, alen);
+			rt_addr_deladdr_req_set_local(req, l, alen);
 		rt_addr_deladdr_req_set_address(req, a, alen);
 		if (flags)
 			rt_addr_deladdr_req_set_flags(req, flags);
@@ -69,6 +72,17 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 		rt_addr_deladdr_req_free(req);
 	}
 	return ret ? -(int)ys->err.code : 0;
+}
+
+/*
+ * Join an rtnetlink group (RTNLGRP_*): ynl_subscribe() resolves the groups
+ * of generic netlink families only.  The notifications are then parsed by
+ * ynl_ntf_check().
+ */
+static inline int ifa_join(struct ynl_sock *ys, unsigned int group)
+{
+	return setsockopt(ynl_socket_get_fd(ys), SOL_NETLINK,
+			  NETLINK_ADD_MEMBERSHIP, &group, sizeof(group));
 }
 
 /*
@@ -83,13 +97,13 @@ static inline int ifa_flag_known(struct ynl_sock *ys, int ifindex,
 	int err;
 
 	err = ifa_req(ys, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, AF_INET,
-		      ifindex, scratch, 24, IFA_F_FLUSH);
+		      ifindex, scratch, NULL, 24, IFA_F_FLUSH);
 	if (err == -EINVAL)
 		return 1;
 	if (err)
 		return -1;
-	return ifa_req(ys, RTM_DELADDR, 0, AF_INET, ifindex, scratch, 24, 0) ?
-	       -1 : 0;
+	return ifa_req(ys, RTM_DELADDR, 0, AF_INET, ifindex, scratch, NULL, 24,
+		       0) ? -1 : 0;
 }
 
 #endif /* IFA_FLUSH_H */

@@ -374,11 +374,12 @@ compare()
 	local a=$1; shift
 	local b=$1; shift
 	local what=$1; shift
+	local d=$WORKDIR/diff
 
 	[[ -s $WORKDIR/$what.$a && -s $WORKDIR/$what.$b ]]
 	check_err $? "no $what recorded for $a or $b"
-	if ! diff -u "$WORKDIR/$what.$a" "$WORKDIR/$what.$b" >"$WORKDIR/diff"; then
-		sed 's/^/# /' "$WORKDIR/diff"
+	if ! diff -u "$WORKDIR/$what.$a" "$WORKDIR/$what.$b" >"$d"; then
+		sed 's/^/# /' "$d"
 		check_err 1 "$what differs between $a and $b"
 	fi
 }

@@ -49,7 +49,8 @@
 
 struct addr {
 	char local[INET_ADDRSTRLEN];
-	__u32 address;		/* network order */
+	char peer[INET_ADDRSTRLEN];	/* IFA_ADDRESS */
+	__u32 address;		/* IFA_ADDRESS, network order */
 	int prefixlen;
 	bool secondary;
 };
@@ -64,7 +65,7 @@ static struct ynl_sock *rt;	/* route notifications, with -r */
 static unsigned long rt_new, rt_del;
 static int ifindex;
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN] [-r] DEV\n"
@@ -111,12 +112,12 @@ static int dump_addrs(const char *only, struct addr_list *l)
 		snprintf(buf, sizeof(buf), "%s", only);
 		slash = strchr(buf, '/');
 		if (!slash)
-			usage();
+			print_usage();
 		*slash++ = '\0';
 		plen = strtoul(slash, &end, 10);
 		if (*end || plen < 1 || plen > 32 ||
 		    inet_pton(AF_INET, buf, &base) != 1)
-			usage();
+			print_usage();
 		mask = htonl(0xffffffffu << (32 - plen));
 		base &= mask;
 	}
@@ -146,6 +147,7 @@ static int dump_addrs(const char *only, struct addr_list *l)
 			     (e->address & mask) != base))
 			continue;
 		inet_ntop(AF_INET, local, e->local, sizeof(e->local));
+		inet_ntop(AF_INET, a->address, e->peer, sizeof(e->peer));
 		e->prefixlen = a->_hdr.ifa_prefixlen;
 		e->secondary = a->_hdr.ifa_flags & IFA_F_SECONDARY;
 		l->n++;
@@ -173,7 +175,7 @@ static int do_flush(const char *mode, const char *only)
 			if (secfirst && a->secondary != !pass)
 				continue;
 			err = ifa_req(ys, RTM_DELADDR, 0, AF_INET, ifindex,
-				      a->local, a->prefixlen, flags);
+				      a->local, a->peer, a->prefixlen, flags);
 			if (!err) {
 				deleted++;
 			} else if (err == -EADDRNOTAVAIL) {
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
 			mode = optarg;
 			if (strcmp(mode, "dump") && strcmp(mode, "secfirst") &&
 			    strcmp(mode, "flag"))
-				usage();
+				print_usage();
 			break;
 		case 'o':
 			only = optarg;
@@ -239,11 +241,11 @@ int main(int argc, char **argv)
 			routes = true;
 			break;
 		default:
-			usage();
+			print_usage();
 		}
 	}
 	if (check ? optind != argc : optind != argc - 1)
-		usage();
+		print_usage();
 	if (!check) {
 		ifindex = if_nametoindex(argv[optind]);
 		if (!ifindex) {
@@ -264,9 +266,12 @@ int main(int argc, char **argv)
 	}
 	if (routes) {
 		rt = ynl_sock_create(&ynl_rt_route_family, &yerr);
-		if (!rt || ynl_subscribe(rt, "rtnlgrp-ipv4-route")) {
-			fprintf(stderr, "rt-route: %s\n",
-				rt ? rt->err.msg : yerr.msg);
+		if (!rt) {
+			fprintf(stderr, "rt-route: %s\n", yerr.msg);
+			return 1;
+		}
+		if (ifa_join(rt, RTNLGRP_IPV4_ROUTE)) {
+			perror("RTNLGRP_IPV4_ROUTE");
 			return 1;
 		}
 	}

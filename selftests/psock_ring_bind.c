@@ -370,9 +370,8 @@ static void check_queue(struct __test_metadata *_metadata, struct ctx *c)
 	    recv(c->fd, &data, sizeof(data), MSG_DONTWAIT | MSG_PEEK) ==
 	    (ssize_t)sizeof(data) && ntohl(data) == c->was_queued[0]) {
 		for (k = 0; k < c->purged; k++) {
-			ASSERT_EQ((ssize_t)sizeof(data),
-				  recv(c->fd, &data, sizeof(data),
-				       MSG_DONTWAIT)) TH_LOG("kept frame %u", k);
+			n = recv(c->fd, &data, sizeof(data), MSG_DONTWAIT);
+			ASSERT_EQ((int)sizeof(data), n) TH_LOG("kept %u", k);
 			ASSERT_EQ(c->was_queued[k], ntohl(data))
 				TH_LOG("kept frame %u", k);
 		}
