@@ -96,8 +96,13 @@ struct ctx {
 	int flag_known;	/* RTM_NEWADDR rejects IFA_F_FLUSH */
 };
 
-/* The extack message of patch "ipv4: add IFA_F_FLUSH ...", as YNL shows it */
-#define FLAG_MSG	"Kernel error: 'ipv4: IFA_F_FLUSH is only valid for RTM_DELADDR'"
+/*
+ * The extack message of RTM_NEWADDR with the flag, as YNL shows it: the
+ * kernel's text, and IFA_FLAGS as the attribute at fault.
+ */
+#define FLAG_MSG \
+	"Kernel error: 'ipv4: IFA_F_FLUSH is only valid for RTM_DELADDR' " \
+	"(bad attribute: .flags)"
 
 /* Why a test of the flag SKIPs on a kernel that does not know it. */
 #define NO_FLAG		"kernel without IFA_F_FLUSH (RTM_NEWADDR stores the bit)"
