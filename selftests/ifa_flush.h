@@ -71,7 +71,8 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 		ret = rt_addr_deladdr(ys, req);
 		rt_addr_deladdr_req_free(req);
 	}
-	return ret ? -(int)ys->err.code : 0;
+	/* err.code is 0 if the request could not even be sent */
+	return ret ? -(int)(ys->err.code ?: EIO) : 0;
 }
 
 /*
