@@ -47,7 +47,7 @@
 #                  "" skips it)
 #   BENCH_RATES    offered broadcast ARPs per second ("700 5000")
 #   BENCH_EVENTS   ARPs per measurement into one namespace (500)
-#   BENCH_EVENTS_ALL  ARPs per measurement into all N namespaces (50)
+#   BENCH_EVENTS_ALL  ARPs per measurement into all N namespaces (200)
 set -u
 
 TOP=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -148,7 +148,7 @@ KINDS=${BENCH_KINDS:-"none ka p0"}
 KA_NS=${BENCH_KA_NS-"1 50 236"}
 RATES=${BENCH_RATES:-"700 5000"}
 EVENTS=${BENCH_EVENTS:-500}
-EVENTS_ALL=${BENCH_EVENTS_ALL:-50}
+EVENTS_ALL=${BENCH_EVENTS_ALL:-200}
 FUNCS="packet_rcv tpacket_rcv arp_rcv"
 T=/sys/kernel/tracing
 WORK=/tmp/pnb
@@ -395,8 +395,9 @@ for n in $KA_NS; do
 		echo "# keepalived $(keepalived -v 2>&1 | head -n 1), its packet sockets (strace):"
 		grep -E 'socket\(|SO_ATTACH_FILTER' "$WORK/strace" | sed 's/^/#   /'
 	fi
-	# The transition to MASTER and its gratuitous ARPs pass first.
-	sleep 8
+	# The transitions to MASTER (3 advert intervals) and both bursts of
+	# gratuitous ARPs (garp_master_delay 5 s) pass first.
+	sleep 15
 	k0=$(ka_ticks) t0=$SECONDS
 	measure "$n" kad one
 	[ "$n" -eq 1 ] || measure "$n" kad all
