@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Flush benchmark for IFA_F_FLUSH, run inside the VM in one boot:
 #
-#   make -C selftests && scripts/vm-run.sh scripts/<this script>
+#   scripts/<this script> --build		(on the host: the helper)
+#   scripts/vm-run.sh scripts/<this script>
 #   VM_ENV="BENCH_ONE BENCH_RFC" BENCH_ONE=500 BENCH_RFC=2500 \
 #	scripts/vm-run.sh scripts/<this script>		(quick run)
 #
@@ -12,26 +13,26 @@
 #         10.0.1.0/24, ...), N in $BENCH_RFC (the 2016 RFC's layout);
 #   host  N /32 addresses, each its own primary (anycast and VIP hosts),
 #         N in $BENCH_HOST.
-# For each layout and N, the addresses are added (ifa_flusher -a, timed)
+# For each layout and N, the addresses are added (flush_bench -a, timed)
 # and flushed again by each method, promote_secondaries=1 unless said:
 #   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
 #             dump order, in batches while the dump goes on, and dumps
 #             again until nothing is left (promoted addresses move behind
 #             the dump position and wait for the next round);
-#   secfirst  ifa_flusher -m secfirst: secondaries first, then primaries
+#   secfirst  flush_bench -m secfirst: secondaries first, then primaries
 #             (what userspace can do without a kernel change);
-#   plain     ifa_flusher -m dump with promote_secondaries=0: dump order,
+#   plain     flush_bench -m dump with promote_secondaries=0: dump order,
 #             a primary takes its secondaries along (the kernel default);
-#   flag      ifa_flusher -m flag: dump order with IFA_F_FLUSH, every
+#   flag      flush_bench -m flag: dump order with IFA_F_FLUSH, every
 #             address (the later ones are gone: EADDRNOTAVAIL);
-#   flagprim  ifa_flusher -m flagprim: the primaries only, with the flag;
+#   flagprim  flush_bench -m flagprim: the primaries only, with the flag;
 #   ipnew     "ip -4 addr flush dev D" with the iproute2 companion patch
 #             (patches/iproute2/), when BENCH_IP_PATCHED names that ip
 #             binary (built by the user beside this repository).
 # Each flush is timed with date +%s.%N and, when the ftrace function
 # profiler is available, fib_add_ifaddr()/fib_del_ifaddr() calls are
 # counted during it.  Prints Markdown tables: seconds, ratios against the
-# plain flushes (ifa_flusher -m dump and ip) and call counts.
+# plain flushes (flush_bench -m dump and ip) and call counts.
 #
 # Environment:
 #   BENCH_ONE      sizes of the one-subnet layout ("10000 20000 40000")
@@ -54,7 +55,13 @@
 set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-FLUSHER=${FLUSHER:-$TOP/selftests/ifa_flusher}
+# The batching helper (scripts/bench/flush_bench.c), built on the host:
+# the guest's root is read-only.
+SRC=$TOP/scripts/bench/flush_bench.c
+FLUSHER=${FLUSHER:-$TOP/scripts/bench/flush_bench}
+if [[ ${1:-} == --build ]]; then
+	exec ${CC:-cc} -O2 -Wall -Wextra -Werror -o "$FLUSHER" "$SRC"
+fi
 BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
 BENCH_HOST=${BENCH_HOST-10000 20000 40000}
@@ -379,7 +386,8 @@ print_tables()
 }
 
 [[ $(id -u) == 0 ]] || die "needs root"
-[[ -x $FLUSHER ]] || die "no $FLUSHER: run make -C selftests on the host"
+[[ -x $FLUSHER && ! $SRC -nt $FLUSHER ]] ||
+	die "no current $FLUSHER: run $0 --build on the host"
 
 trap cleanup EXIT
 ip netns add "$NS" || die "cannot create netns $NS"

@@ -134,19 +134,25 @@ fi
 # the series' uapi headers.  These run before scripts/build.sh, so the
 # headers of $BUILD may still be the previous series': install the
 # applied tree's into $CACHE/build-hdr (incremental, a few seconds).
+# The YNL library is built in $SRC/tools/net/ynl (the net/ selftests'
+# ynl.mk), whose objects do not know which compiler made them: cleaned
+# before the 32-bit build and after it, so that neither build links the
+# other's objects.
 rc=0
 hdr=$CACHE/build-hdr
 mkdir -p "$tmp/m32"
 { make -s -C "$SRC" O="$hdr" headers_install &&
+	make -s -C "$SRC/tools/net/ynl" clean &&
 	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$hdr/usr/include" \
 		OUTPUT="$tmp/m32" CC="gcc -m32"; } >"$tmp/m32.log" 2>&1 || rc=1
+make -s -C "$SRC/tools/net/ynl" clean >>"$tmp/m32.log" 2>&1 || rc=1
 result "selftests build for 32-bit (gcc -m32, -Werror)" "$rc" "$tmp/m32.log"
 
 # selftests/ <-> series.
 rc=0
 : >"$tmp/sync"
 shopt -s nullglob
-for f in "$TOP"/selftests/*.c "$TOP"/selftests/*.sh; do
+for f in "$TOP"/selftests/*.[ch] "$TOP"/selftests/*.sh; do
 	[ -L "$f" ] && continue
 	dst=$SRC/$NETDIR/$(basename "$f")
 	if [ ! -f "$dst" ]; then

@@ -5,7 +5,7 @@
 #
 # The kernel changes are developed as commits on branch "dev" of the git
 # worktree $DEV (created from $BASE_BRANCH).  The selftest sources have their
-# home in selftests/*.c and selftests/*.sh: before exporting, each one that
+# home in selftests/*.[ch] and selftests/*.sh: before exporting, each one that
 # differs from its copy under tools/testing/selftests/net/ in $DEV is folded
 # into the commit that added that file (fixup + autosquash).  Then
 # `git format-patch --cover-letter --base` writes patches/, keeping the cover
@@ -38,7 +38,7 @@ git -C "$DEV" diff --quiet HEAD || die "$DEV has uncommitted changes"
 # 1. Fold the selftest sources into the commits that added them.
 shopt -s nullglob
 changed=0
-for f in "$TOP"/selftests/*.c "$TOP"/selftests/*.sh; do
+for f in "$TOP"/selftests/*.[ch] "$TOP"/selftests/*.sh; do
 	[ -L "$f" ] && continue
 	dst=$NETDIR/$(basename "$f")
 	if [ ! -f "$DEV/$dst" ]; then

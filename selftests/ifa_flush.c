@@ -14,11 +14,15 @@
  *   C  10.1.0.0/16  10.1.7.1 (primary: A's range with another mask)
  *
  * and checks the address dump, the RTNLGRP_IPV4_IFADDR notifications and
- * the local, broadcast and prefix routes of each subnet.
+ * the local, broadcast and prefix routes of each subnet.  Requests, dumps
+ * and notifications go through the YNL C library (rt-addr, rt-route,
+ * rt-link).
  *
  * A kernel without IFA_F_FLUSH stores the bit on RTM_NEWADDR instead of
  * rejecting it: the tests of the flag SKIP there (probed on RTM_NEWADDR,
  * not on the delete path they test).
+ *
+ * Expected runtime: about 1 s under QEMU/TCG.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -29,32 +33,22 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <linux/if_addr.h>
-#include <linux/if_link.h>
-#include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/types.h>
 
-#include "kselftest_harness.h"
+#include <ynl.h>
+#include "rt-addr-user.h"
+#include "rt-link-user.h"
+#include "rt-route-user.h"
 
-#ifndef IFA_F_FLUSH
-#define IFA_F_FLUSH	0x1000
-#endif
+#include "ifa_flush.h"
+#include "kselftest_harness.h"
 
 #define DEV		"ifaf0"
 #define MAX_ENTRIES	64
-/* Returned by nl_talk() when the socket itself fails (not an errno). */
-#define NL_SOCK_ERR	INT_MIN
-
-struct nl_req {
-	union {
-		struct nlmsghdr nlh;
-		char buf[1024];
-	};
-};
 
 /* An address from a dump or a notification. */
 struct ifa_ent {
@@ -95,13 +89,20 @@ struct snap {
 };
 
 struct ctx {
-	int nl;		/* requests */
-	int mon;	/* address notifications */
+	struct ynl_sock *addr;	/* address requests and dumps */
+	struct ynl_sock *mon;	/* address notifications */
+	struct ynl_sock *route;	/* route dumps */
 	int ifindex;
 	int flag_known;	/* RTM_NEWADDR rejects IFA_F_FLUSH */
 };
 
-#define FLAG_MSG	"ipv4: IFA_F_FLUSH is only valid for RTM_DELADDR"
+/*
+ * The extack message of RTM_NEWADDR with the flag, as YNL shows it: the
+ * kernel's text, and IFA_FLAGS as the attribute at fault.
+ */
+#define FLAG_MSG \
+	"Kernel error: 'ipv4: IFA_F_FLUSH is only valid for RTM_DELADDR' " \
+	"(bad attribute: .flags)"
 
 /* Why a test of the flag SKIPs on a kernel that does not know it. */
 #define NO_FLAG		"kernel without IFA_F_FLUSH (RTM_NEWADDR stores the bit)"
@@ -150,375 +151,159 @@ static int write_file(const char *path, const char *val)
 	return ret;
 }
 
-static int nl_open(void)
+static void ifa_list_add(struct ifa_list *l, int type,
+			 const struct rt_addr_getaddr_rsp *a)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int one = 1, fd;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -1;
-	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int nl_join(int fd, int group)
-{
-	return setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group,
-			  sizeof(group));
-}
-
-static void *req_init(struct nl_req *r, int type, int flags, size_t hdrlen)
-{
-	memset(r, 0, sizeof(*r));
-	r->nlh.nlmsg_len = NLMSG_LENGTH(hdrlen);
-	r->nlh.nlmsg_type = type;
-	r->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	return r->buf + NLMSG_HDRLEN;
-}
-
-static struct nlattr *req_put(struct nl_req *r, int type, const void *data,
-			      size_t len)
-{
-	size_t off = NLMSG_ALIGN(r->nlh.nlmsg_len);
-	struct nlattr *nla = (struct nlattr *)(r->buf + off);
-
-	if (off + NLA_ALIGN(NLA_HDRLEN + len) > sizeof(r->buf))
-		abort();
-	nla->nla_type = type;
-	nla->nla_len = NLA_HDRLEN + len;
-	if (len)
-		memcpy((char *)nla + NLA_HDRLEN, data, len);
-	r->nlh.nlmsg_len = off + NLA_ALIGN(nla->nla_len);
-	return nla;
-}
-
-static void req_put_str(struct nl_req *r, int type, const char *s)
-{
-	req_put(r, type, s, strlen(s) + 1);
-}
-
-static void req_nest_end(struct nl_req *r, struct nlattr *nest)
-{
-	nest->nla_len = r->buf + r->nlh.nlmsg_len - (char *)nest;
-}
-
-/* The extack message of an ack, or NULL. */
-static const char *ack_msg(const struct nlmsghdr *nlh)
-{
-	const struct nlmsgerr *err = NLMSG_DATA(nlh);
-	const struct nlattr *nla;
-	size_t off;
-	int rem;
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*err)))
-		return NULL;
-	off = NLMSG_HDRLEN + sizeof(*err);
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += err->msg.nlmsg_len - NLMSG_HDRLEN;
-	if (off > nlh->nlmsg_len)
-		return NULL;
-	rem = nlh->nlmsg_len - off;
-	nla = (const void *)((const char *)nlh + off);
-	while (rem >= NLA_HDRLEN && nla->nla_len >= NLA_HDRLEN &&
-	       nla->nla_len <= rem) {
-		if ((nla->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG &&
-		    nla->nla_len > NLA_HDRLEN)
-			return (const char *)nla + NLA_HDRLEN;
-		rem -= NLA_ALIGN(nla->nla_len);
-		nla = (const void *)((const char *)nla +
-				     NLA_ALIGN(nla->nla_len));
-	}
-	return NULL;
-}
-
-/*
- * Send a request and read its ack: 0 or -errno from the kernel (with the
- * extack message in msg, "" if none), or NL_SOCK_ERR.
- */
-static int nl_talk(int fd, struct nl_req *r, char *msg, size_t msglen)
-{
-	static unsigned int seq;
-	union {
-		struct nlmsghdr nlh;
-		char buf[8192];
-	} u;
-
-	if (msg && msglen)
-		msg[0] = '\0';
-	r->nlh.nlmsg_seq = ++seq;
-	if (send(fd, &r->nlh, r->nlh.nlmsg_len, 0) != (ssize_t)r->nlh.nlmsg_len)
-		return NL_SOCK_ERR;
-	for (;;) {
-		const struct nlmsghdr *nlh;
-		ssize_t len = recv(fd, u.buf, sizeof(u.buf), 0);
-		int rem = len;
-
-		if (len < 0)
-			return NL_SOCK_ERR;
-		for (nlh = &u.nlh; NLMSG_OK(nlh, rem);
-		     nlh = NLMSG_NEXT(nlh, rem)) {
-			const struct nlmsgerr *err = NLMSG_DATA(nlh);
-			const char *m;
-
-			if (nlh->nlmsg_type != NLMSG_ERROR ||
-			    nlh->nlmsg_seq != seq)
-				continue;
-			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*err)))
-				return NL_SOCK_ERR;
-			m = ack_msg(nlh);
-			if (m && msg && msglen)
-				snprintf(msg, msglen, "%s", m);
-			return err->error;
-		}
-	}
-}
-
-static void parse_ifa(const struct nlmsghdr *nlh, void *arg)
-{
-	const struct ifaddrmsg *ifm = NLMSG_DATA(nlh);
-	struct ifa_list *l = arg;
-	const struct rtattr *rta;
 	struct ifa_ent *e;
-	int have_local = 0;
-	int rem;
 
-	if ((nlh->nlmsg_type != RTM_NEWADDR &&
-	     nlh->nlmsg_type != RTM_DELADDR) ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifm)))
-		return;
 	if (l->n == MAX_ENTRIES) {
 		l->overflow = 1;
 		return;
 	}
 	e = &l->e[l->n++];
 	memset(e, 0, sizeof(*e));
-	e->type = nlh->nlmsg_type;
-	e->family = ifm->ifa_family;
-	e->ifindex = ifm->ifa_index;
-	e->prefixlen = ifm->ifa_prefixlen;
-	e->flags = ifm->ifa_flags;
-	rem = IFA_PAYLOAD(nlh);
-	for (rta = IFA_RTA(ifm); RTA_OK(rta, rem); rta = RTA_NEXT(rta, rem)) {
-		size_t len = RTA_PAYLOAD(rta);
-
-		if (len > sizeof(e->addr))
-			len = sizeof(e->addr);
-		switch (rta->rta_type) {
-		case IFA_FLAGS:
-			if (len == 4)
-				memcpy(&e->flags, RTA_DATA(rta), 4);
-			break;
-		case IFA_LOCAL:
-			memcpy(e->addr, RTA_DATA(rta), len);
-			have_local = 1;
-			break;
-		case IFA_ADDRESS:
-			if (!have_local)
-				memcpy(e->addr, RTA_DATA(rta), len);
-			break;
-		}
-	}
+	e->type = type;
+	e->family = a->_hdr.ifa_family;
+	e->ifindex = a->_hdr.ifa_index;
+	e->prefixlen = a->_hdr.ifa_prefixlen;
+	e->flags = a->_present.flags ? a->flags : a->_hdr.ifa_flags;
+	if (a->_len.local)
+		memcpy(e->addr, a->local, a->_len.local < sizeof(e->addr) ?
+		       a->_len.local : sizeof(e->addr));
+	else if (a->_len.address)
+		memcpy(e->addr, a->address,
+		       a->_len.address < sizeof(e->addr) ?
+		       a->_len.address : sizeof(e->addr));
 }
 
-static void parse_rt(const struct nlmsghdr *nlh, void *arg)
+/* The device's addresses of @family; 0 or -1. */
+static int addr_dump(struct ctx *c, int family, struct ifa_list *l)
 {
-	const struct rtmsg *rtm = NLMSG_DATA(nlh);
-	struct rt_list *l = arg;
-	const struct rtattr *rta;
-	struct rt_ent e = {};
-	int oif = 0;
-	int rem;
+	struct rt_addr_getaddr_req req = { ._hdr.ifa_family = family };
+	struct rt_addr_getaddr_list *d;
 
-	if (nlh->nlmsg_type != RTM_NEWROUTE ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)) ||
-	    rtm->rtm_family != AF_INET)
-		return;
-	e.table = rtm->rtm_table;
-	e.type = rtm->rtm_type;
-	e.dst_len = rtm->rtm_dst_len;
-	rem = RTM_PAYLOAD(nlh);
-	for (rta = RTM_RTA(rtm); RTA_OK(rta, rem); rta = RTA_NEXT(rta, rem)) {
-		if (RTA_PAYLOAD(rta) != 4)
-			continue;
-		switch (rta->rta_type) {
-		case RTA_TABLE:
-			memcpy(&e.table, RTA_DATA(rta), 4);
-			break;
-		case RTA_DST:
-			memcpy(&e.dst, RTA_DATA(rta), 4);
-			break;
-		case RTA_PREFSRC:
-			memcpy(&e.prefsrc, RTA_DATA(rta), 4);
-			break;
-		case RTA_OIF:
-			memcpy(&oif, RTA_DATA(rta), 4);
-			break;
-		}
-	}
-	if (oif != l->ifindex)
-		return;
-	if (l->n == MAX_ENTRIES) {
-		l->overflow = 1;
-		return;
-	}
-	l->e[l->n++] = e;
-}
-
-/* Dump addresses or routes of a family; 0 or -1. */
-static int nl_dump(int fd, int type, int family,
-		   void (*cb)(const struct nlmsghdr *, void *), void *arg)
-{
-	union {
-		struct nlmsghdr nlh;
-		char buf[32768];
-	} u;
-	static unsigned int seq = 1u << 30;
-	struct {
-		struct nlmsghdr nlh;
-		struct rtmsg rtm;
-	} req = {};
-
-	req.nlh.nlmsg_type = type;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nlh.nlmsg_seq = ++seq;
-	/* ifaddrmsg and rtmsg both start with the family */
-	req.nlh.nlmsg_len = NLMSG_LENGTH(type == RTM_GETADDR ?
-					 sizeof(struct ifaddrmsg) :
-					 sizeof(struct rtmsg));
-	req.rtm.rtm_family = family;
-	if (send(fd, &req, req.nlh.nlmsg_len, 0) != (ssize_t)req.nlh.nlmsg_len)
+	d = rt_addr_getaddr_dump(c->addr, &req);
+	if (!d)
 		return -1;
-	for (;;) {
-		const struct nlmsghdr *nlh;
-		ssize_t len = recv(fd, u.buf, sizeof(u.buf), 0);
-		int rem = len;
+	ynl_dump_foreach(d, a)
+		if ((int)a->_hdr.ifa_index == c->ifindex)
+			ifa_list_add(l, RTM_NEWADDR, a);
+	rt_addr_getaddr_list_free(d);
+	return 0;
+}
 
-		if (len < 0)
-			return -1;
-		for (nlh = &u.nlh; NLMSG_OK(nlh, rem);
-		     nlh = NLMSG_NEXT(nlh, rem)) {
-			if (nlh->nlmsg_seq != seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (nlh->nlmsg_type == NLMSG_ERROR)
-				return -1;
-			cb(nlh, arg);
+/* The device's IPv4 routes, in all tables; 0 or -1. */
+static int route_dump(struct ctx *c, struct rt_list *l)
+{
+	struct rt_route_getroute_req_dump req = { ._hdr.rtm_family = AF_INET };
+	struct rt_route_getroute_list *d;
+
+	d = rt_route_getroute_dump(c->route, &req);
+	if (!d)
+		return -1;
+	ynl_dump_foreach(d, r) {
+		struct rt_ent *e;
+
+		if (!r->_present.oif || (int)r->oif != l->ifindex)
+			continue;
+		if (l->n == MAX_ENTRIES) {
+			l->overflow = 1;
+			break;
 		}
+		e = &l->e[l->n++];
+		memset(e, 0, sizeof(*e));
+		e->table = r->_present.table ? r->table : r->_hdr.rtm_table;
+		e->type = r->_hdr.rtm_type;
+		e->dst_len = r->_hdr.rtm_dst_len;
+		if (r->_len.dst == 4)
+			memcpy(&e->dst, r->dst, 4);
+		if (r->_len.prefsrc == 4)
+			memcpy(&e->prefsrc, r->prefsrc, 4);
 	}
+	rt_route_getroute_list_free(d);
+	return 0;
 }
 
-/* Read the pending notifications; 0 or -1 (e.g. ENOBUFS: some lost). */
-static int mon_read(int fd, struct ifa_list *l)
+/* Take the pending address notifications; 0 or -1 (e.g. some lost). */
+static int mon_read(struct ctx *c, struct ifa_list *l)
 {
-	union {
-		struct nlmsghdr nlh;
-		char buf[32768];
-	} u;
+	struct ynl_ntf_base_type *ntf;
 
-	for (;;) {
-		const struct nlmsghdr *nlh;
-		ssize_t len = recv(fd, u.buf, sizeof(u.buf), MSG_DONTWAIT);
-		int rem = len;
+	if (ynl_ntf_check(c->mon) < 0)
+		return -1;
+	while ((ntf = ynl_ntf_dequeue(c->mon))) {
+		struct rt_addr_getaddr_ntf *n = (void *)ntf;
 
-		if (len < 0)
-			return errno == EAGAIN ? 0 : -1;
-		for (nlh = &u.nlh; NLMSG_OK(nlh, rem);
-		     nlh = NLMSG_NEXT(nlh, rem))
-			parse_ifa(nlh, l);
+		if (n->cmd == RTM_NEWADDR || n->cmd == RTM_DELADDR)
+			ifa_list_add(l, n->cmd, &n->obj);
+		ynl_ntf_free(ntf);
 	}
+	return 0;
 }
 
-static int link_up(struct ctx *c, const char *name)
+static int link_create(struct ynl_sock *ys, const char *kind)
 {
-	struct nl_req r;
-	struct ifinfomsg *ifi;
+	struct rt_link_newlink_req *req;
+	int ret;
 
-	ifi = req_init(&r, RTM_NEWLINK, 0, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = if_nametoindex(name);
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
-	return nl_talk(c->nl, &r, NULL, 0);
+	req = rt_link_newlink_req_alloc();
+	if (!req)
+		return -ENOMEM;
+	rt_link_newlink_req_set_nlflags(req, NLM_F_CREATE | NLM_F_EXCL);
+	rt_link_newlink_req_set_ifname(req, DEV);
+	rt_link_newlink_req_set_linkinfo_kind(req, kind);
+	ret = rt_link_newlink(ys, req);
+	rt_link_newlink_req_free(req);
+	return ret ? -(int)ys->err.code : 0;
 }
 
-static int link_create(struct ctx *c, const char *kind)
+static int link_up(struct ynl_sock *ys, int ifindex)
 {
-	struct nlattr *linkinfo;
-	struct ifinfomsg *ifi;
-	struct nl_req r;
+	struct rt_link_newlink_req *req;
+	int ret;
 
-	ifi = req_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL,
-		       sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	req_put_str(&r, IFLA_IFNAME, DEV);
-	linkinfo = req_put(&r, IFLA_LINKINFO, NULL, 0);
-	req_put_str(&r, IFLA_INFO_KIND, kind);
-	req_nest_end(&r, linkinfo);
-	return nl_talk(c->nl, &r, NULL, 0);
-}
-
-static int addr_req(struct ctx *c, int type, int nlflags, int family,
-		    const char *addr, int plen, __u32 flags,
-		    char *msg, size_t msglen)
-{
-	unsigned char a[16];
-	struct ifaddrmsg *ifm;
-	struct nl_req r;
-	size_t alen = family == AF_INET ? 4 : 16;
-
-	if (inet_pton(family, addr, a) != 1)
-		return NL_SOCK_ERR;
-	ifm = req_init(&r, type, nlflags, sizeof(*ifm));
-	ifm->ifa_family = family;
-	ifm->ifa_prefixlen = plen;
-	ifm->ifa_index = c->ifindex;
-	if (family == AF_INET)
-		req_put(&r, IFA_LOCAL, a, alen);
-	req_put(&r, IFA_ADDRESS, a, alen);
-	if (flags)
-		req_put(&r, IFA_FLAGS, &flags, sizeof(flags));
-	return nl_talk(c->nl, &r, msg, msglen);
+	req = rt_link_newlink_req_alloc();
+	if (!req)
+		return -ENOMEM;
+	req->_hdr.ifi_index = ifindex;
+	req->_hdr.ifi_flags = IFF_UP;
+	req->_hdr.ifi_change = IFF_UP;
+	ret = rt_link_newlink(ys, req);
+	rt_link_newlink_req_free(req);
+	return ret ? -(int)ys->err.code : 0;
 }
 
 static int addr_add(struct ctx *c, int family, const char *addr, int plen,
 		    __u32 flags)
 {
-	return addr_req(c, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, family,
-			addr, plen, flags, NULL, 0);
+	return ifa_req(c->addr, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, family,
+		       c->ifindex, addr, NULL, plen, flags);
 }
 
 static int del4(struct ctx *c, const char *addr, int plen, __u32 flags)
 {
-	return addr_req(c, RTM_DELADDR, 0, AF_INET, addr, plen, flags,
-			NULL, 0);
+	return ifa_req(c->addr, RTM_DELADDR, 0, AF_INET, c->ifindex, addr, NULL,
+		       plen, flags);
 }
 
 static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 		      int promote)
 {
+	struct ynl_error yerr;
+	struct ynl_sock *link;
 	char path[PATH_MAX];
 	unsigned int i, j;
 	int err;
 
-	c->nl = -1;
-	c->mon = -1;
 	if (unshare(CLONE_NEWNET))
 		SKIP(return, "unshare(CLONE_NEWNET): %s", strerror(errno));
 	/* No IPv6 link-local address: no notification but ours. */
 	write_file("/proc/sys/net/ipv6/conf/default/addr_gen_mode", "1");
 
-	c->nl = nl_open();
-	ASSERT_LE(0, c->nl);
-	err = link_create(c, "dummy");
-	ASSERT_EQ(0, err) TH_LOG("dummy device: %s", strerror(-err));
+	link = ynl_sock_create(&ynl_rt_link_family, &yerr);
+	ASSERT_TRUE(!!link) TH_LOG("rt-link: %s", yerr.msg);
+	err = link_create(link, "dummy");
+	ASSERT_EQ(0, err) TH_LOG("dummy device: %s", link->err.msg);
 	c->ifindex = if_nametoindex(DEV);
 	ASSERT_LT(0, c->ifindex);
 	/*
@@ -531,7 +316,14 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	snprintf(path, sizeof(path),
 		 "/proc/sys/net/ipv4/conf/%s/promote_secondaries", DEV);
 	ASSERT_EQ(0, write_file(path, promote ? "1" : "0"));
-	ASSERT_EQ(0, link_up(c, DEV));
+	err = link_up(link, c->ifindex);
+	ASSERT_EQ(0, err) TH_LOG("link up: %s", link->err.msg);
+	ynl_sock_destroy(link);
+
+	c->addr = ynl_sock_create(&ynl_rt_addr_family, &yerr);
+	ASSERT_TRUE(!!c->addr) TH_LOG("rt-addr: %s", yerr.msg);
+	c->route = ynl_sock_create(&ynl_rt_route_family, &yerr);
+	ASSERT_TRUE(!!c->route) TH_LOG("rt-route: %s", yerr.msg);
 
 	for (i = 0; i < NSUBNETS; i++)
 		for (j = 0; j < ARRAY_SIZE(layout[i].addrs); j++) {
@@ -541,35 +333,29 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 					      layout[i].plen, 0));
 		}
 
-	/*
-	 * Does the kernel know the flag?  One that does rejects it on
-	 * RTM_NEWADDR; one that does not stores it (then take it back).
-	 */
-	err = addr_req(c, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL, AF_INET,
-		       "10.3.0.1", 24, IFA_F_FLUSH, NULL, 0);
-	c->flag_known = err == -EINVAL;
-	if (!c->flag_known) {
-		ASSERT_EQ(0, err);
-		ASSERT_EQ(0, del4(c, "10.3.0.1", 24, 0));
-	}
+	c->flag_known = ifa_flag_known(c->addr, c->ifindex, "10.3.0.1");
+	ASSERT_LE(0, c->flag_known) TH_LOG("probe: %s", c->addr->err.msg);
 
-	c->mon = nl_open();
-	ASSERT_LE(0, c->mon);
-	ASSERT_EQ(0, nl_join(c->mon, RTNLGRP_IPV4_IFADDR));
-	ASSERT_EQ(0, nl_join(c->mon, RTNLGRP_IPV6_IFADDR));
+	c->mon = ynl_sock_create(&ynl_rt_addr_family, &yerr);
+	ASSERT_TRUE(!!c->mon) TH_LOG("rt-addr: %s", yerr.msg);
+	ASSERT_EQ(0, ifa_join(c->mon, RTNLGRP_IPV4_IFADDR));
+	ASSERT_EQ(0, ifa_join(c->mon, RTNLGRP_IPV6_IFADDR));
 }
 
 static void ctx_teardown(struct ctx *c)
 {
-	if (c->mon >= 0)
-		close(c->mon);
-	if (c->nl >= 0)
-		close(c->nl);
+	if (c->mon)
+		ynl_sock_destroy(c->mon);
+	if (c->route)
+		ynl_sock_destroy(c->route);
+	if (c->addr)
+		ynl_sock_destroy(c->addr);
 }
 
 /*
- * The IPv4 addresses and routes of the device, and the notifications
- * received since the last snapshot.  IFA_F_FLUSH is never reported.
+ * The addresses of the device (of @family) and its IPv4 routes, and the
+ * address notifications received since the last snapshot.  IFA_F_FLUSH is
+ * never reported.
  */
 static void snap_take(struct __test_metadata *_metadata, struct ctx *c,
 		      struct snap *s, int family)
@@ -578,11 +364,10 @@ static void snap_take(struct __test_metadata *_metadata, struct ctx *c,
 
 	memset(s, 0, sizeof(*s));
 	s->rts.ifindex = c->ifindex;
-	ASSERT_EQ(0, mon_read(c->mon, &s->ev));
-	ASSERT_EQ(0, nl_dump(c->nl, RTM_GETADDR, family, parse_ifa,
-			     &s->addrs));
-	ASSERT_EQ(0, nl_dump(c->nl, RTM_GETROUTE, AF_INET, parse_rt,
-			     &s->rts));
+	ASSERT_EQ(0, mon_read(c, &s->ev)) TH_LOG("%s", c->mon->err.msg);
+	ASSERT_EQ(0, addr_dump(c, family, &s->addrs))
+		TH_LOG("%s", c->addr->err.msg);
+	ASSERT_EQ(0, route_dump(c, &s->rts)) TH_LOG("%s", c->route->err.msg);
 	ASSERT_EQ(0, s->ev.overflow);
 	ASSERT_EQ(0, s->addrs.overflow);
 	ASSERT_EQ(0, s->rts.overflow);
@@ -776,6 +561,44 @@ static const char * const a_all[] = {
 	"10.1.0.1/24", "10.1.0.2/24", "10.1.0.3/24", "10.1.0.4/24", NULL
 };
 
+/*
+ * Delete @addr/@plen with @flags, then check the addresses and routes
+ * against @exp and the notifications against @del and @add (see
+ * expect_layout() and expect_events()).
+ */
+static void del_expect(struct __test_metadata *_metadata, struct ctx *c,
+		       const char *addr, int plen, __u32 flags,
+		       const char * const *exp, const char * const *del,
+		       const char * const *add)
+{
+	struct snap s;
+
+	ASSERT_EQ(0, del4(c, addr, plen, flags));
+	snap_take(_metadata, c, &s, AF_INET);
+	expect_layout(_metadata, &s, exp);
+	expect_events(_metadata, &s, AF_INET, del, add);
+}
+
+/*
+ * A plain delete of A's primary: 10.1.0.2 is promoted (one RTM_NEWADDR,
+ * the routes of the subnet come back with it as prefsrc) if
+ * promote_secondaries is set, else the subnet goes as with the flag.
+ */
+static void plain_del_a(struct __test_metadata *_metadata, struct ctx *c,
+			int promote)
+{
+	static const char * const promoted[NSUBNETS] = { "-PSS", "PS", "P" };
+	static const char * const flushed[NSUBNETS] = { "----", "PS", "P" };
+	static const char * const del[] = { "10.1.0.1/24", NULL };
+	static const char * const new[] = { "10.1.0.2/24", NULL };
+
+	if (promote)
+		del_expect(_metadata, c, "10.1.0.1", 24, 0, promoted, del, new);
+	else
+		del_expect(_metadata, c, "10.1.0.1", 24, 0, flushed, a_all,
+			   NULL);
+}
+
 FIXTURE(promote)
 {
 	struct ctx c;
@@ -810,15 +633,11 @@ FIXTURE_TEARDOWN(promote)
 TEST_F(promote, flag_del_first_primary)
 {
 	static const char * const exp[NSUBNETS] = { "----", "PS", "P" };
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, a_all, NULL);
+	del_expect(_metadata, &self->c, "10.1.0.1", 24, IFA_F_FLUSH, exp,
+		   a_all, NULL);
 }
 
 /* Same for B: its primary is mid-list, its secondary is the last address. */
@@ -828,39 +647,17 @@ TEST_F(promote, flag_del_later_primary)
 	static const char * const del[] = {
 		"10.2.0.1/24", "10.2.0.2/24", NULL
 	};
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.2.0.1", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, del, NULL);
+	del_expect(_metadata, &self->c, "10.2.0.1", 24, IFA_F_FLUSH, exp, del,
+		   NULL);
 }
 
-/*
- * Without the flag, 10.1.0.2 is promoted (one RTM_NEWADDR, the routes of
- * the subnet come back with it as prefsrc) if promote_secondaries is set,
- * else the subnet goes as with the flag.
- */
+/* Without the flag, promote_secondaries decides. */
 TEST_F(promote, del_primary)
 {
-	static const char * const promoted[NSUBNETS] = { "-PSS", "PS", "P" };
-	static const char * const flushed[NSUBNETS] = { "----", "PS", "P" };
-	static const char * const del[] = { "10.1.0.1/24", NULL };
-	static const char * const new[] = { "10.1.0.2/24", NULL };
-	struct snap s;
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, 0));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	if (variant->promote) {
-		expect_layout(_metadata, &s, promoted);
-		expect_events(_metadata, &s, AF_INET, del, new);
-	} else {
-		expect_layout(_metadata, &s, flushed);
-		expect_events(_metadata, &s, AF_INET, a_all, NULL);
-	}
+	plain_del_a(_metadata, &self->c, variant->promote);
 }
 
 /* The flag on a secondary deletes only that secondary. */
@@ -868,15 +665,11 @@ TEST_F(promote, flag_del_secondary)
 {
 	static const char * const exp[NSUBNETS] = { "PS-S", "PS", "P" };
 	static const char * const del[] = { "10.1.0.3/24", NULL };
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.3", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, del, NULL);
+	del_expect(_metadata, &self->c, "10.1.0.3", 24, IFA_F_FLUSH, exp, del,
+		   NULL);
 }
 
 /* C covers A's addresses with another mask: A is not C's secondaries. */
@@ -884,33 +677,25 @@ TEST_F(promote, flag_del_other_mask)
 {
 	static const char * const exp[NSUBNETS] = { "PSSS", "PS", "-" };
 	static const char * const del[] = { "10.1.7.1/16", NULL };
-	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
-
-	ASSERT_EQ(0, del4(&self->c, "10.1.7.1", 16, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, exp);
-	expect_events(_metadata, &s, AF_INET, del, NULL);
+	del_expect(_metadata, &self->c, "10.1.7.1", 16, IFA_F_FLUSH, exp, del,
+		   NULL);
 }
 
 /* The flag acts on its request only: a later plain delete promotes. */
 TEST_F(promote, flag_is_per_request)
 {
-	static const char * const promoted[NSUBNETS] = { "-PSS", "PS", "P" };
 	static const char * const flushed[NSUBNETS] = { "----", "PS", "P" };
-	static const char * const del[] = { "10.1.0.1/24", NULL };
-	static const char * const new[] = { "10.1.0.2/24", NULL };
 	unsigned int j;
 	struct snap s;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
 
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, IFA_F_FLUSH));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, flushed);
+	del_expect(_metadata, &self->c, "10.1.0.1", 24, IFA_F_FLUSH, flushed,
+		   a_all, NULL);
 	for (j = 0; j < 4; j++)
 		ASSERT_EQ(0, addr_add(&self->c, AF_INET, layout[0].addrs[j],
 				      24, 0));
@@ -918,15 +703,7 @@ TEST_F(promote, flag_is_per_request)
 	expect_layout(_metadata, &s, untouched);
 	EXPECT_EQ(4, ev_total(&s, RTM_NEWADDR, AF_INET));
 
-	ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, 0));
-	snap_take(_metadata, &self->c, &s, AF_INET);
-	if (variant->promote) {
-		expect_layout(_metadata, &s, promoted);
-		expect_events(_metadata, &s, AF_INET, del, new);
-	} else {
-		expect_layout(_metadata, &s, flushed);
-		expect_events(_metadata, &s, AF_INET, a_all, NULL);
-	}
+	plain_del_a(_metadata, &self->c, variant->promote);
 }
 
 FIXTURE(ifa)
@@ -947,17 +724,15 @@ FIXTURE_TEARDOWN(ifa)
 /* RTM_NEWADDR with the flag: EINVAL with a message, nothing added. */
 TEST_F(ifa, newaddr_flag_einval)
 {
-	char msg[256];
 	struct snap s;
 	int err;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
 
-	err = addr_req(&self->c, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL,
-		       AF_INET, "10.3.0.1", 24, IFA_F_FLUSH, msg, sizeof(msg));
+	err = addr_add(&self->c, AF_INET, "10.3.0.1", 24, IFA_F_FLUSH);
 	EXPECT_EQ(-EINVAL, err);
-	EXPECT_STREQ(FLAG_MSG, msg);
+	EXPECT_STREQ(FLAG_MSG, self->c.addr->err.msg);
 	snap_take(_metadata, &self->c, &s, AF_INET);
 	EXPECT_EQ('-', addr_state(&s, AF_INET, "10.3.0.1", 24,
 				  self->c.ifindex));
@@ -969,17 +744,17 @@ TEST_F(ifa, newaddr_flag_einval)
 /* Nor can the flag be set on an existing address. */
 TEST_F(ifa, newaddr_replace_flag_einval)
 {
-	char msg[256];
 	struct snap s;
 	int err;
 
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
 
-	err = addr_req(&self->c, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE,
-		       AF_INET, "10.1.0.2", 24, IFA_F_FLUSH, msg, sizeof(msg));
+	err = ifa_req(self->c.addr, RTM_NEWADDR, NLM_F_CREATE | NLM_F_REPLACE,
+		      AF_INET, self->c.ifindex, "10.1.0.2", NULL, 24,
+		      IFA_F_FLUSH);
 	EXPECT_EQ(-EINVAL, err);
-	EXPECT_STREQ(FLAG_MSG, msg);
+	EXPECT_STREQ(FLAG_MSG, self->c.addr->err.msg);
 	snap_take(_metadata, &self->c, &s, AF_INET);
 	expect_layout(_metadata, &s, untouched);
 	expect_events(_metadata, &s, AF_INET, NULL, NULL);
@@ -994,8 +769,7 @@ TEST_F(ifa, unknown_addr_flag)
 	if (!self->c.flag_known)
 		SKIP(return, NO_FLAG);
 
-	err = addr_req(&self->c, RTM_DELADDR, 0, AF_INET, "10.1.0.9", 24,
-		       IFA_F_FLUSH, NULL, 0);
+	err = del4(&self->c, "10.1.0.9", 24, IFA_F_FLUSH);
 	EXPECT_EQ(-EADDRNOTAVAIL, err);
 	snap_take(_metadata, &self->c, &s, AF_INET);
 	expect_layout(_metadata, &s, untouched);
@@ -1025,8 +799,8 @@ TEST_F(ifa, ipv6_flag_del)
 	}
 	snap_take(_metadata, &self->c, &s, AF_INET6);
 
-	ASSERT_EQ(0, addr_req(&self->c, RTM_DELADDR, 0, AF_INET6, v6[0], 64,
-			      IFA_F_FLUSH, NULL, 0));
+	ASSERT_EQ(0, ifa_req(self->c.addr, RTM_DELADDR, 0, AF_INET6,
+			     self->c.ifindex, v6[0], NULL, 64, IFA_F_FLUSH));
 	snap_take(_metadata, &self->c, &s, AF_INET6);
 	EXPECT_EQ('-', addr_state(&s, AF_INET6, v6[0], 64, self->c.ifindex));
 	for (i = 1; i < ARRAY_SIZE(v6); i++) {

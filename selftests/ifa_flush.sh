@@ -4,29 +4,73 @@
 # IFA_F_FLUSH: an IPv4 RTM_DELADDR with IFA_F_FLUSH in IFA_FLAGS that deletes
 # a primary address deletes its secondaries too, instead of promoting one.
 # The single requests, their notifications and routes are ifa_flush's (a
-# kselftest harness program of its own); this script empties a device:
+# kselftest harness program of its own); this script empties devices with
+# ifa_flusher and compares the ways of removing a subnet:
 #
-# - ifa_flusher, in dump order, secondaries first and with the flag, empties
-#   a device carrying N addresses in one subnet or in several subnets, with
-#   the expected numbers of deleted and already gone addresses.
-# - The cost of a flush of one subnet, counted (not timed) in IPv4 route
-#   notifications of the test's namespace: secondaries first or with the
-#   flag, no RTM_NEWROUTE and N + 2 RTM_DELROUTE (the N local routes, the
-#   prefix and the broadcast route).  (In dump order each delete promotes
-#   the next address and re-adds routes: quadratic, not pinned here.)
+# - flusher_modes: in dump order, secondaries first and with the flag,
+#   ifa_flusher empties a device carrying N addresses in one subnet or in
+#   several subnets, with the expected numbers of deleted and already gone
+#   addresses.
+# - route_calls: the cost of a flush of one subnet, counted (not timed) in
+#   IPv4 route notifications of the test's namespace: secondaries first or
+#   with the flag, no RTM_NEWROUTE and N + 2 RTM_DELROUTE (the N local
+#   routes, the prefix and the broadcast route).  (In dump order each
+#   delete promotes the next address and re-adds routes: quadratic, not
+#   pinned here.)
+# - subnet_removal: removing whole subnets leaves the same addresses and
+#   routes, and sends the same RTM_DELADDR, RTM_NEWROUTE and RTM_DELROUTE
+#   notifications, whichever way it is done:
+#     flag:     RTM_DELADDR of the primary with IFA_F_FLUSH,
+#               promote_secondaries=1;
+#     plain:    RTM_DELADDR of the primary, promote_secondaries=0;
+#     secfirst: RTM_DELADDR of each secondary, then of the primary,
+#               promote_secondaries=1.
+# - autojoin: multicast addresses added with autojoin leave their group
+#   whenever they are deleted: also a secondary deleted with its primary
+#   (plain, flag) and an address whose lifetime expires.
 #
 # On a kernel without IFA_F_FLUSH (probed with ifa_flusher -c, which
 # tries RTM_NEWADDR with the bit) the flag cases SKIP.
 #
-# Topology: one namespace with a dummy device.
-# Expected runtime: about 6 s under QEMU/TCG (idle host).
+# Topology: a namespace per case.  flusher_modes and route_calls: a dummy
+# device ifaf0 with N (IFA_FLUSH_N, 20) addresses.  subnet_removal: dummy
+# devices d0 and d1 (and d9 for the monitor's sentinel address), carrying
+# the same addresses in each namespace:
+#
+#   d0  10.1.0.1/24 + 5 secondaries; 10.2.0.1/24 + 1 (another subnet)
+#       10.3.0.0/31 + 10.3.0.1/31                       (/31)
+#       10.4.0.1 peer 10.4.0.100/32 + 10.4.0.2 peer ..  (/32 primary, peers)
+#       10.4.1.1/32                                     (lone /32)
+#       10.5.0.1 peer 10.5.0.0/24 + 10.5.0.2 peer ..    (peer prefix)
+#       10.6.0.1/24 + 10.6.0.2/24; 10.6.0.1/16 + 10.6.0.2/16 + 10.6.1.2/16
+#                                   (same local address in a /24 and a /16)
+#       10.7.0.1/24 brd + ...; secondaries with brd +, and two sharing
+#                                   brd 10.7.0.200, one with its own
+#       10.8.0.1/24 noprefixroute + 1
+#       10.9.0.1/24 label d0:a + 10.9.0.2/24 label d0:b
+#       10.10.0.1/24 + 10.10.0.2/24, route 198.51.100.0/24 src 10.10.0.2
+#                                   in table 100
+#       10.11.0.1/24 + 1            (same addresses on d1)
+#   d1  10.11.0.1/24 + 1
+#
+# and removes the subnets 10.1.0.0/24, 10.3.0.0/31, 10.4.0.100/32,
+# 10.4.1.1/32, 10.5.0.0/24, 10.6.0.0/24, 10.7.0.0/24, 10.8.0.0/24,
+# 10.9.0.0/24, 10.10.0.0/24 and 10.11.0.0/24 of d0.  autojoin: a dummy
+# device d0 with 239.1.1.1/24 and its secondary 239.1.1.2/24.
+#
+# Expected runtime: about 20 s under QEMU/TCG (idle host).
 
+# lib.sh is not followed without -x (SC1091) and sets or reads ALL_TESTS,
+# RET and ksft_* (SC2034, SC2154); test functions run from ALL_TESTS
+# (SC2317, SC2329 in shellcheck >= 0.10).
 # shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
 source lib.sh
 
 ALL_TESTS="
 	test_flusher_modes
 	test_route_calls
+	test_subnet_removal
+	test_autojoin
 "
 
 : "${IFA_FLUSH_N:=20}"
@@ -55,14 +99,16 @@ add_addrs()
 {
 	local count=$1; shift
 	local per=$1; shift
+	local i addr
 
-	if ((per)); then
-		ip netns exec "$NS" ./ifa_flusher -a "$count" -s "$per" \
-			-p 10.0.0.0/24 "$DEV" >/dev/null
-	else
-		ip netns exec "$NS" ./ifa_flusher -a "$count" \
-			-p 10.0.0.0/16 "$DEV" >/dev/null
-	fi
+	for ((i = 0; i < count; i++)); do
+		if ((per)); then
+			addr=10.0.$((i / per)).$((i % per + 1))/24
+		else
+			addr=10.0.$((i / 250)).$((i % 250 + 1))/16
+		fi
+		echo "address add $addr dev $DEV"
+	done | ip -n "$NS" -batch -
 }
 
 # check_empty: no IPv4 address nor route left on $DEV.
@@ -190,10 +236,294 @@ test_route_calls()
 	fi
 }
 
+SUBNETS="10.1.0.0/24 10.3.0.0/31 10.4.0.100/32 10.4.1.1/32 10.5.0.0/24
+	10.6.0.0/24 10.7.0.0/24 10.8.0.0/24 10.9.0.0/24 10.10.0.0/24
+	10.11.0.0/24"
+
+add_layout()
+{
+	local ns=$1; shift
+	local i
+
+	ip -n "$ns" -batch - <<-EOF || return
+		addr add 10.1.0.1/24 dev d0
+		addr add 10.1.0.2/24 dev d0
+		addr add 10.1.0.3/24 dev d0
+		addr add 10.2.0.1/24 dev d0
+		addr add 10.1.0.4/24 dev d0
+		addr add 10.2.0.2/24 dev d0
+		addr add 10.1.0.5/24 dev d0
+		addr add 10.1.0.6/24 dev d0
+		addr add 10.3.0.0/31 dev d0
+		addr add 10.3.0.1/31 dev d0
+		addr add 10.4.0.1 peer 10.4.0.100/32 dev d0
+		addr add 10.4.0.2 peer 10.4.0.100/32 dev d0
+		addr add 10.4.1.1/32 dev d0
+		addr add 10.5.0.1 peer 10.5.0.0/24 dev d0
+		addr add 10.5.0.2 peer 10.5.0.0/24 dev d0
+		addr add 10.6.0.1/24 dev d0
+		addr add 10.6.0.1/16 dev d0
+		addr add 10.6.0.2/24 dev d0
+		addr add 10.6.0.2/16 dev d0
+		addr add 10.6.1.2/16 dev d0
+		addr add 10.7.0.1/24 brd + dev d0
+		addr add 10.7.0.2/24 brd + dev d0
+		addr add 10.7.0.3/24 brd 10.7.0.200 dev d0
+		addr add 10.7.0.4/24 brd 10.7.0.200 dev d0
+		addr add 10.7.0.5/24 brd 10.7.0.201 dev d0
+		addr add 10.8.0.1/24 dev d0 noprefixroute
+		addr add 10.8.0.2/24 dev d0 noprefixroute
+		addr add 10.9.0.1/24 dev d0 label d0:a
+		addr add 10.9.0.2/24 dev d0 label d0:b
+		addr add 10.10.0.1/24 dev d0
+		addr add 10.10.0.2/24 dev d0
+		route add 198.51.100.0/24 dev d0 src 10.10.0.2 table 100
+		addr add 10.11.0.1/24 dev d0
+		addr add 10.11.0.2/24 dev d0
+		addr add 10.11.0.1/24 dev d1
+		addr add 10.11.0.2/24 dev d1
+	EOF
+}
+
+# Addresses and routes of the namespace, one per line, sorted; lifetimes
+# and other counters left out.
+state()
+{
+	local ns=$1; shift
+
+	ip -n "$ns" -j -4 addr show |
+		jq -r '.[] | .ifname as $d | .addr_info[] |
+			[$d, .local, .address // "", .prefixlen,
+			 .broadcast // "", .label // "", .secondary // false,
+			 .noprefixroute // false] | @tsv' | sort
+	ip -n "$ns" -j -4 route show table all |
+		jq -r '.[] | [.table // "main", .type // "unicast", .dst,
+			      .dev, .prefsrc // "", .protocol // "",
+			      .scope // ""] | @tsv' | sort
+}
+
+# Wait until the monitor has printed the sentinel address $1 (the monitor
+# prints notifications in the order the kernel sent them).  A monitor
+# that has just started may not have joined its groups yet: add the
+# sentinel again until it shows (its lines are left out of the
+# comparison).
+sync_monitor()
+{
+	local ns=$1; shift
+	local addr=$1; shift
+	local i
+
+	for i in $(seq 30); do
+		ip -n "$ns" addr add "$addr/32" dev d9 || return
+		slowwait 2 grep -q "inet $addr/32" "$WORKDIR/mon.$ns" && return
+		ip -n "$ns" addr del "$addr/32" dev d9 || return
+	done
+	echo "# the monitor of $ns never reported $addr"
+	return 1
+}
+
+# remove_subnets METHOD PROMOTE: remove $SUBNETS of d0 with ifa_flusher
+# -m METHOD in a new namespace; writes $WORKDIR/state.METHOD and
+# $WORKDIR/notif.METHOD.
+remove_subnets()
+{
+	local method=$1; shift
+	local promote=$1; shift
+	local ns subnet out rc=0 mpid d
+
+	setup_ns ns || return
+	defer cleanup_ns "$ns"
+	for d in d0 d1 d9; do
+		ip -n "$ns" link add name "$d" type dummy || return
+		ip -n "$ns" link set dev "$d" up || return
+	done
+	ip netns exec "$ns" sysctl -qw \
+		"net.ipv4.conf.all.promote_secondaries=$promote" \
+		"net.ipv4.conf.d0.promote_secondaries=$promote" || return
+	add_layout "$ns" || return
+
+	ip -n "$ns" -o -4 monitor address route >"$WORKDIR/mon.$ns" 2>&1 &
+	mpid=$!
+	defer kill_process "$mpid"
+	sync_monitor "$ns" 192.0.2.98 || return
+
+	for subnet in $SUBNETS; do
+		out=$(ip netns exec "$ns" ./ifa_flusher \
+			-m "${method/plain/dump}" -o "$subnet" d0) || rc=1
+		[[ $out == *" failed 0 left 0" ]] || rc=1
+		[[ $rc -eq 0 ]] || {
+			echo "# $method $subnet: $out"
+			return 1
+		}
+	done
+	sync_monitor "$ns" 192.0.2.99 || return
+
+	state "$ns" | grep -v -F -e 192.0.2.98 -e 192.0.2.99 \
+		>"$WORKDIR/state.$method"
+	# ip -o monitor puts one notification on a line; the sentinel's
+	# own address and routes are not part of the comparison.  Sorted,
+	# not deduplicated: a notification sent twice is a difference.
+	grep -v -F -e 192.0.2.98 -e 192.0.2.99 "$WORKDIR/mon.$ns" |
+		sed -e 's/\\ *valid_lft.*//' -e 's/  */ /g' | sort \
+		>"$WORKDIR/notif.$method"
+}
+
+# compare A B WHAT: the files $WORKDIR/WHAT.A and $WORKDIR/WHAT.B agree.
+compare()
+{
+	local a=$1; shift
+	local b=$1; shift
+	local what=$1; shift
+	local d=$WORKDIR/diff
+
+	[[ -s $WORKDIR/$what.$a && -s $WORKDIR/$what.$b ]]
+	check_err $? "no $what recorded for $a or $b"
+	if ! diff -u "$WORKDIR/$what.$a" "$WORKDIR/$what.$b" >"$d"; then
+		sed 's/^/# /' "$d"
+		check_err 1 "$what differs between $a and $b"
+	fi
+}
+
+test_subnet_removal()
+{
+	local m
+
+	for m in plain:0 secfirst:1 flag:1; do
+		if [[ $m == flag:* ]] && ((!FLAG)); then
+			log_test_skip "subnet removal: flag (no IFA_F_FLUSH)"
+			continue
+		fi
+		RET=0
+		in_defer_scope remove_subnets "${m%:*}" "${m#*:}"
+		check_err $? "removing the subnets with ${m%:*} failed"
+		log_test "subnet removal: ${m%:*}, promote_secondaries=${m#*:}"
+	done
+
+	RET=0
+	compare plain secfirst state
+	compare plain secfirst notif
+	log_test "subnet removal: plain = secfirst"
+
+	if ((!FLAG)); then
+		log_test_skip "subnet removal: flag = secfirst (no IFA_F_FLUSH)"
+		return
+	fi
+	RET=0
+	compare flag secfirst state
+	compare flag secfirst notif
+	log_test "subnet removal: flag = secfirst"
+}
+
+# autojoin_setup PROMOTE: namespace $ns with a multicast-capable d0 holding
+# 239.1.1.1/24 and its secondary 239.1.1.2/24, both added with autojoin.
+autojoin_setup()
+{
+	local promote=$1; shift
+
+	setup_ns ns || return
+	defer cleanup_ns "$ns"
+	ip -n "$ns" link add name d0 type dummy || return
+	ip -n "$ns" link set dev d0 multicast on up || return
+	ip netns exec "$ns" sysctl -qw \
+		"net.ipv4.conf.all.promote_secondaries=$promote" \
+		"net.ipv4.conf.d0.promote_secondaries=$promote" || return
+	ip -n "$ns" addr add 239.1.1.1/24 dev d0 autojoin || return
+	ip -n "$ns" addr add 239.1.1.2/24 dev d0 autojoin
+}
+
+# joined ADDR: the group is joined on d0 of $ns.
+joined()
+{
+	ip -n "$ns" -j maddr show dev d0 |
+		jq -e --arg a "$1" '[.[].maddr[] | select(.family == "inet" and
+			.address == $a)] | length == 1' >/dev/null
+}
+
+# no_addr: no IPv4 address on d0 of $ns.
+no_addr()
+{
+	ip -n "$ns" -j -4 addr show dev d0 |
+		jq -e '[.[].addr_info[]] | length == 0' >/dev/null
+}
+
+# autojoin_left ADDR/LEN: no address left, the group of ADDR left, and the
+# address can be added again with autojoin.
+autojoin_left()
+{
+	local addr=${1%/*}
+
+	no_addr
+	check_err $? "addresses left on d0"
+	! joined "$addr"
+	check_err $? "group $addr still joined"
+	ip -n "$ns" addr add "$1" dev d0 autojoin
+	check_err $? "adding $1 with autojoin again failed"
+	joined "$addr"
+	check_err $? "group $addr not joined after adding it again"
+}
+
+# autojoin_del METHOD PROMOTE: delete 239.1.1.1/24 and its secondary.
+autojoin_del()
+{
+	local method=$1; shift
+	local promote=$1; shift
+
+	RET=0
+	if ! autojoin_setup "$promote"; then
+		RET=1 retmsg="setup failed" log_test "autojoin: $method"
+		return
+	fi
+	joined 239.1.1.2
+	check_err $? "group 239.1.1.2 not joined"
+	if [[ $method == flag ]]; then
+		ip netns exec "$ns" ./ifa_flusher -m flag -o 239.1.1.0/24 d0 \
+			>/dev/null
+	else
+		ip -n "$ns" addr del 239.1.1.1/24 dev d0
+	fi
+	check_err $? "deleting 239.1.1.1/24 failed"
+	autojoin_left 239.1.1.2/24
+	log_test "autojoin: secondary deleted with primary, $method"
+}
+
+# An address whose valid lifetime expires is deleted by the kernel.
+autojoin_expire()
+{
+	RET=0
+	if ! autojoin_setup 0; then
+		RET=1 retmsg="setup failed" log_test "autojoin: lifetime"
+		return
+	fi
+	ip -n "$ns" addr del 239.1.1.2/24 dev d0 &&
+		ip -n "$ns" addr del 239.1.1.1/24 dev d0 &&
+		ip -n "$ns" addr add 239.1.1.1/24 dev d0 autojoin \
+			valid_lft 1 preferred_lft 1
+	check_err $? "adding 239.1.1.1/24 with a lifetime failed"
+	slowwait 10 no_addr
+	check_err $? "239.1.1.1/24 did not expire"
+	autojoin_left 239.1.1.1/24
+	log_test "autojoin: address whose lifetime expires"
+}
+
+test_autojoin()
+{
+	local ns
+
+	in_defer_scope autojoin_del plain 0
+	if ((FLAG)); then
+		in_defer_scope autojoin_del flag 1
+	else
+		log_test_skip "autojoin: secondary deleted with primary, flag"
+	fi
+	in_defer_scope autojoin_expire
+}
+
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
 [[ -x ./ifa_flusher ]] || { echo "SKIP: no ./ifa_flusher"; exit "$ksft_skip"; }
+command -v jq >/dev/null || { echo "SKIP: no jq"; exit "$ksft_skip"; }
 
-trap 'defer_scopes_cleanup; cleanup_all_ns' EXIT
+WORKDIR=$(mktemp -d)
+trap 'defer_scopes_cleanup; cleanup_all_ns; rm -rf "$WORKDIR"' EXIT
 
 # Does the kernel know IFA_F_FLUSH?  (exit 4 if not)
 ./ifa_flusher -c

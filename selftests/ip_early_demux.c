@@ -35,6 +35,8 @@
 
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/ethtool.h>
@@ -43,6 +45,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,6 +446,35 @@ static void trace_cleanup(void)
 	rmdir(instance);
 }
 
+/* Killed by the runner (SIGTERM on timeout) or by ^C: no instance left. */
+static void trace_signal(int sig)
+{
+	rmdir(instance);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Instances of runs that were killed with SIGKILL, whose process is gone. */
+static void trace_sweep(void)
+{
+	DIR *d = opendir(TRACEFS "/instances");
+	char path[PATH_MAX];
+	struct dirent *e;
+	int pid;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (sscanf(e->d_name, "ip_early_demux.%d", &pid) != 1 ||
+		    pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), TRACEFS "/instances/%s",
+			 e->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 /*
  * One tracefs instance for the whole run (enabling an event is slow under
  * emulation).  Only the receiving device's events of the test's packets
@@ -477,11 +509,14 @@ static void trace_setup(void)
 		 "net_cookie == %llu && name == \"%s\"",
 		 (unsigned long long)cookie, RX_DEV);
 
+	trace_sweep();
 	snprintf(instance, sizeof(instance),
 		 TRACEFS "/instances/ip_early_demux.%d", getpid());
 	if (mkdir(instance, 0700))
 		ksft_exit_fail_perror(instance);
 	atexit(trace_cleanup);
+	signal(SIGTERM, trace_signal);
+	signal(SIGINT, trace_signal);
 	for (i = 0; i < NR_EVENTS; i++) {
 		snprintf(path, sizeof(path), "%s/events/%s/filter", instance,
 			 events[i]);
