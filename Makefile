@@ -2,7 +2,7 @@
 # Entry points; each target is one script in scripts/ (see README.md).
 
 .PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 check-fresh check-ksrc \
-	bench-flush bench-demux bench-ring patches maintainers clean-cache help
+	bench-flush bench-demux bench-ring bench-packet-netns patches maintainers clean-cache help
 
 CACHE ?= /var/cache/netseries
 export CACHE
@@ -45,6 +45,11 @@ check-bisect:
 bench-flush bench-demux bench-ring:
 	scripts/bench.sh $(@:bench-%=%)
 
+# The keepalived case: packet sockets in N namespaces, series kernel and
+# Debian's 6.12, one boot each.
+bench-packet-netns:
+	scripts/bench-packet-netns.sh --both
+
 # Regenerate patches/ from the development worktree (maintainers).
 patches:
 	scripts/export-series.sh
@@ -69,6 +74,7 @@ help:
 	@echo '  check-fresh     make check in a new minimal Debian root, empty cache (slow)'
 	@echo '  check-ksrc      make check KSRC=... CACHE=... with the default cache hidden (slow)'
 	@echo '  bench-flush, bench-demux, bench-ring   benchmarks, one VM boot each'
+	@echo '  bench-packet-netns  packet sockets in N netns under ARP load, series kernel and 6.12'
 	@echo '  patches         patches/ from the development worktree $$CACHE/dev'
 	@echo '  maintainers     MAINTAINERS-snippet from get_maintainer.pl'
 	@echo '  clean-cache     remove $$CACHE'

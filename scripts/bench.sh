@@ -20,7 +20,7 @@ build_selftests
 # bench-flush draws its plot after the run: install gnuplot before it.
 [ "$name" != flush ] || need_pkgs gnuplot-nox
 # Helper programs are built on the host: the guest's root is read-only.
-case $name in demux | flush) "$script" --build ;; esac
+case $name in demux | flush | packet-netns) "$script" --build ;; esac
 # TCG always: figures must not depend on whether this host has KVM.  And
 # QEMU's instruction counting unless ICOUNT=0: guest time is then guest
 # instructions, so the figures do not move with the host's load

@@ -57,8 +57,10 @@ download_deb() {
 	local suites=${BASE_SUITES:-"unstable experimental trixie-backports forky-backports"}
 
 	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$CACHE/dl"
-	mirror=$(apt_mirror)
 	for suite in $suites; do
+		# The archive this machine uses for the suite if it has one
+		# (BASE_SUITES=bookworm-security), else its Debian mirror.
+		mirror=$(apt_suite_uri "$suite")
 		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
 	done >"$APT_DIR/sources.list"
 	log "private apt lists for: $suites"

@@ -94,6 +94,16 @@ apt_mirror() {
 	echo "${uri%/}"
 }
 
+# apt_suite_uri SUITE: the archive URI this machine's apt sources use for
+# SUITE (e.g. bookworm-security lives in another archive), else apt_mirror.
+apt_suite_uri() {
+	local uri
+	# shellcheck disable=SC2016 # $(REPO_URI) is apt's format, not ours
+	uri=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
+		awk -v s="$1" '$1 == s { print $2; exit }')
+	if [ -n "$uri" ]; then echo "${uri%/}"; else apt_mirror; fi
+}
+
 # debian_root SUITE DIR PKGS LOG: a minimal Debian root in DIR (debootstrap
 # minbase plus PKGS, comma-separated) from this machine's own mirror, with
 # Debian's binary packages only (scripts/llvm-root.sh, check-fresh.sh).
