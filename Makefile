@@ -76,6 +76,7 @@ help:
 	@echo '  CACHE=/var/cache/netseries  where the base, builds, ccache and runs live'
 	@echo '  KSRC=/path/to/net-next      a real tree instead of the Debian base (never written)'
 	@echo '  JOBS=N                      parallel build jobs (default: nproc)'
+	@echo '  VM=qemu|vng                 the VM runner: our QEMU + init (default) or virtme-ng (installed on first use)'
 	@echo '  VM_TIMEOUT=s VM_MEM=2G VM_CPUS=2 KERNEL=bzImage   the VM (scripts/vm-run.sh)'
 	@echo '  ICOUNT=0|1                  QEMU instruction counting (benchmarks: 1)'
 	@echo '  FRESH_ROOT=/var/tmp/...     where check-fresh makes its root'

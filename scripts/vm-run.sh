@@ -13,6 +13,11 @@
 # BUG/WARNING/Oops/KASAN/lockdep report, whatever the command returned.
 # Runs are serialized with a lock: two QEMUs on 2 cores slow each other 4-5x.
 #
+# VM=qemu (default): our QEMU command line and init (scripts/vm-init.sh as
+# PID 1, ~5 s to the command).  VM=vng: the same kernel, command and results
+# through virtme-ng (what netdev developers use; ~30 s to the command, see
+# Documentation/design.md), installed on first use (lib.sh need_vng).
+#
 # Environment: KERNEL (bzImage), VM_ACCEL ("kvm tcg" or "tcg"), ICOUNT (1:
 # instruction counting, see below), VM_TIMEOUT (s, default 2400), VM_MEM,
 # VM_CPUS, VM_ENV (names of variables to pass into the guest), VM_OUT
@@ -29,8 +34,15 @@ VM_TIMEOUT=${VM_TIMEOUT:-2400}
 VM_MEM=${VM_MEM:-2G}
 VM_CPUS=${VM_CPUS:-2}
 
+VM=${VM:-qemu}
+
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL (run scripts/build.sh)"
 need_pkgs "${PKGS_VM[@]}"
+case "$VM" in
+qemu) ;;
+vng) need_vng ;;
+*) die "VM=$VM: qemu or vng" ;;
+esac
 [ $# -gt 0 ] || set -- make -C "$TOP/selftests" run_tests
 
 mkdir -p "$RUNS"
@@ -88,8 +100,29 @@ if [ "${ICOUNT:-0}" = 1 ]; then
 	icount=(-icount "shift=0,sleep=off")
 	[ "${VM_ACCEL:-tcg}" = tcg ] || die "ICOUNT=1 needs VM_ACCEL=tcg"
 fi
-echo "accel=${VM_ACCEL:-tcg} icount=${ICOUNT:-0} cpus=$VM_CPUS mem=$VM_MEM" >"$out/vm-mode"
+echo "vm=$VM accel=${VM_ACCEL:-tcg} icount=${ICOUNT:-0} cpus=$VM_CPUS mem=$VM_MEM" >"$out/vm-mode"
+# The log shown when the VM ends without a result.
+vmlog=$out/qemu.log
 # QEMU must not hold the locks' descriptors (8: lock_tree, 9: vm.lock).
+if [ "$VM" = vng ]; then
+	# virtme-ng: the host root read-only over 9p (virtiofs needs virtiofsd)
+	# with its own init, which mounts tmpfs over /var/cache and /var/tmp:
+	# the cache and this checkout are passed as read-only dirs at the same
+	# paths.  "out" is a writable dir at /run/out, as with our init, and
+	# scripts/vm-init.sh runs the command there: the exit code comes back
+	# in $out/rc (vng's own is 255 without the host's udev).  --verbose
+	# sends the kernel console to stderr, kept as serial.log.
+	vng=(vng --run "$KERNEL" --force-9p --cpus "$VM_CPUS" --memory "$VM_MEM" --verbose
+		--rwdir "/run/out=$out" --rodir "$TOP" --rodir "$CACHE"
+		--append "root=/dev/root oops=panic"
+		--exec "bash $(printf '%q' "$TOP/scripts/vm-init.sh")")
+	[[ " ${VM_ACCEL:-tcg} " = *" kvm "* ]] || vng+=(--disable-kvm)
+	[ ${#icount[@]} -eq 0 ] || vng+=(--qemu-opts "${icount[*]}")
+	vmlog=$out/serial.log
+	# Not --foreground: on a timeout or an interruption, timeout signals its
+	# whole process group (vng, virtme-run, QEMU).
+	timeout -k 10 "$VM_TIMEOUT" "${vng[@]}" </dev/null >"$out/serial.log" 2>&1 8>&- 9>&- &
+else
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	"${accel[@]}" "${icount[@]}" -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
 	-nographic -no-reboot -monitor none -serial "file:$out/serial.log" \
@@ -100,6 +133,7 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	-fsdev local,id=out,path="$out",security_model=none \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
 	</dev/null >"$out/qemu.log" 2>&1 8>&- 9>&- &
+fi
 qpid=$!
 # Show the command's output live (the guest tees it into the share).
 tail -n +1 -s 0.5 -f --pid="$qpid" "$out/output" 2>/dev/null || true
@@ -113,9 +147,9 @@ if [ "$rc" -eq 124 ]; then
 	exit 124
 fi
 if [ ! -f "$out/rc" ]; then
-	cat "$out/qemu.log" >&2
-	echo "ended without a result (qemu rc=$rc)" >"$out/vm-error"
-	log "VM ended without a result (qemu rc=$rc, serial log: $out/serial.log)"
+	tail -n 40 "$vmlog" >&2
+	echo "ended without a result ($VM rc=$rc)" >"$out/vm-error"
+	log "VM ended without a result ($VM rc=$rc, serial log: $out/serial.log)"
 	exit 1
 fi
 rc=$(cat "$out/rc")
