@@ -80,6 +80,7 @@ help:
 	@echo '  VM_TIMEOUT=s VM_MEM=2G VM_CPUS=2 KERNEL=bzImage   the VM (scripts/vm-run.sh)'
 	@echo '  ICOUNT=0|1                  QEMU instruction counting (benchmarks: 1)'
 	@echo '  FRESH_ROOT=/var/tmp/...     where check-fresh makes its root'
+	@echo '  CHECK_BISECT_SELFTEST=1     check-bisect: only its self-test (a prefix without the uapi header fails)'
 	@echo '  UPSTREAM_TESTS="prog script.sh:test,..."   upstream tests after ours'
 	@echo '  EXTRA_CONFIG="fragment ..."  more kernel config (scripts/build.sh)'
 	@echo '  BENCH_*                     benchmark sizes and methods (scripts/bench-*.sh headers)'
