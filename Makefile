@@ -9,7 +9,7 @@ export CACHE
 
 # Fetch base, apply, build, boot, run the selftests, report.
 all:
-	scripts/loop.sh run
+	scripts/loop.sh all
 
 # The test command (.ci/run): static checks + the same loop.
 check:

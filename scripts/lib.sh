@@ -206,9 +206,9 @@ PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-jsonschema python3-
 # kernel_up_to_date: steps 1-3 of the loop (base, series, kernel in
 # $BUILD), for the targets beside `make` (bench, check-*).
 kernel_up_to_date() {
-	step "fetch base" "$TOP/scripts/fetch-base.sh" &&
-		step "apply series" "$TOP/scripts/apply.sh" &&
-		step "build kernel ($BUILD)" "$TOP/scripts/build.sh"
+	step "1 fetch base" "$TOP/scripts/fetch-base.sh" &&
+		step "2 apply series" "$TOP/scripts/apply.sh" &&
+		step "3 build kernel ($BUILD)" "$TOP/scripts/build.sh"
 }
 
 # build_selftests: selftests/ against $SRC and the uapi headers of $BUILD

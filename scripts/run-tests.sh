@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 4+5: build the selftests on the host (the VM sees the host's files
-# read-only), boot the kernel in $BUILD, run the selftests inside, then
-# print the per-test table and the summary (scripts/report.sh).
+# Step 4: build the selftests on the host (the VM sees the host's files
+# read-only), boot the kernel in $BUILD, run the selftests inside.  Run
+# alone (not from scripts/loop.sh), it also does step 5: the per-test
+# table and the summary (scripts/report.sh).
 #
 # UPSTREAM_TESTS: upstream selftests to run after ours (PROGRAM or
 # SCRIPT:TEST[,TEST...]); default: the two that prove the loop on its own.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 4: boot the built kernel under QEMU (TCG: no KVM on these machines)
-# and run one command inside, in the current directory, as root.
+# The VM runner (used by step 4 and by every target that boots a kernel):
+# boot the built kernel under QEMU (TCG: no KVM on these machines) and run
+# one command inside, in the current directory, as root.
 #
 #   scripts/vm-run.sh [CMD ARGS...]     (default: make -C selftests run_tests)
 #
