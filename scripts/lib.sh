@@ -142,7 +142,7 @@ apt_private() {
 # apt_private_update: $APT_DIR/sources.list names $NEWER_SUITES on this
 # machine's own mirror; their package lists are fetched.  A suite that does
 # not exist (yet) is not an error: the caller fails if its package is not
-# found.  Serialized on $CACHE/apt.lock (fetch-base.sh, vm-vng.sh).
+# found.  Serialized on $CACHE/apt.lock (fetch-base.sh, need_vng).
 apt_private_update() {
 	local mirror suite
 	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
