@@ -84,7 +84,7 @@ need_pkgs() {
 	fi
 }
 
-# need_vng: virtme-ng (scripts/vm-run.sh VM=vng).  Not in this machine's
+# need_vng: virtme-ng (scripts/vm/vm-exec.sh VM=vng).  Not in this machine's
 # release: the newest package from $NEWER_SUITES (Architecture: all) is
 # fetched through the private apt state and installed with dpkg, its
 # dependencies from this machine's own suites (need_pkgs).  Idempotent.
@@ -183,7 +183,7 @@ apt_private_download() {
 
 # debian_root SUITE DIR PKGS LOG: a minimal Debian root in DIR (debootstrap
 # minbase plus PKGS, comma-separated) from this machine's own mirror, with
-# Debian's binary packages only (scripts/llvm-root.sh, check-fresh.sh).
+# Debian's binary packages only (scripts/check/llvm-root.sh, check-fresh.sh).
 debian_root() {
 	local suite=$1 dir=$2 pkgs=$3 logf=$4
 
@@ -206,9 +206,9 @@ PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-jsonschema python3-
 # kernel_up_to_date: steps 1-3 of the loop (base, series, kernel in
 # $BUILD), for the targets beside `make` (bench, check-*).
 kernel_up_to_date() {
-	step "1 fetch base" "$TOP/scripts/fetch-base.sh" &&
-		step "2 apply series" "$TOP/scripts/apply.sh" &&
-		step "3 build kernel ($BUILD)" "$TOP/scripts/build.sh"
+	step "1 fetch base" "$TOP/scripts/loop/fetch-base.sh" &&
+		step "2 apply series" "$TOP/scripts/loop/apply.sh" &&
+		step "3 build kernel ($BUILD)" "$TOP/scripts/loop/build.sh"
 }
 
 # build_selftests: selftests/ against $SRC and the uapi headers of $BUILD

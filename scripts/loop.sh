@@ -31,26 +31,26 @@ fail() {
 		cat "$STATIC_KTAP" 2>/dev/null
 		echo "not ok 0 loop: $1"
 	} >"$CACHE/loop.ktap"
-	STATIC_KTAP=$CACHE/loop.ktap "$S/report.sh" /nonexistent-run
+	STATIC_KTAP=$CACHE/loop.ktap "$S/loop/report.sh" /nonexistent-run
 	exit 1
 }
 
 log "base: ${KSRC:-Debian linux-source (newest 7.x)}, cache: $CACHE"
-step "1 fetch base" "$S/fetch-base.sh" || fail "could not get the base tree"
-step "2 apply series" "$S/apply.sh" || fail "the series does not apply"
+step "1 fetch base" "$S/loop/fetch-base.sh" || fail "could not get the base tree"
+step "2 apply series" "$S/loop/apply.sh" || fail "the series does not apply"
 static_rc=0
 if [ "$mode" = check ]; then
-	step "static checks" "$S/check-static.sh" || static_rc=1
+	step "static checks" "$S/check/check-static.sh" || static_rc=1
 fi
-step "3 build kernel" "$S/build.sh" || fail "the kernel does not build"
+step "3 build kernel" "$S/loop/build.sh" || fail "the kernel does not build"
 rc=0
 mkdir -p "$RUNS"
 VM_OUT=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")
 export VM_OUT
 export NO_REPORT=1
-step "4 selftests in the VM" "$S/run-tests.sh" || rc=$?
+step "4 selftests in the VM" "$S/loop/selftests-in-vm.sh" || rc=$?
 log "total: $(($(date +%s) - _t0))s"
 [ "$static_rc" -eq 0 ] || rc=1
 log "== 5 report"
-"$S/report.sh" "$VM_OUT" || rc=1
+"$S/loop/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

@@ -4,7 +4,7 @@
 # boot the built kernel under QEMU (TCG: no KVM on these machines) and run
 # one command inside, in the current directory, as root.
 #
-#   scripts/vm-run.sh [CMD ARGS...]     (default: make -C selftests run_tests)
+#   scripts/vm/vm-exec.sh [CMD ARGS...]     (default: make -C selftests run_tests)
 #
 # The guest's root is the host's, read-only over virtio-9p, so everything the
 # command needs (selftest binaries, iproute2, ...) is built on the host first.
@@ -14,7 +14,7 @@
 # BUG/WARNING/Oops/KASAN/lockdep report, whatever the command returned.
 # Runs are serialized with a lock: two QEMUs on 2 cores slow each other 4-5x.
 #
-# VM=qemu (default): our QEMU command line and init (scripts/vm-init.sh as
+# VM=qemu (default): our QEMU command line and init (scripts/vm/vm-init.sh as
 # PID 1, ~5 s to the command).  VM=vng: the same kernel, command and results
 # through virtme-ng (what netdev developers use; ~30 s to the command, see
 # Documentation/design.md), installed on first use (lib.sh need_vng).
@@ -28,7 +28,7 @@
 # QEMU is killed when this script is interrupted.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 KERNEL=${KERNEL:-$BUILD/arch/x86/boot/bzImage}
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
@@ -37,7 +37,7 @@ VM_CPUS=${VM_CPUS:-2}
 
 VM=${VM:-qemu}
 
-[ -f "$KERNEL" ] || die "no kernel at $KERNEL (run scripts/build.sh)"
+[ -f "$KERNEL" ] || die "no kernel at $KERNEL (run scripts/loop/build.sh)"
 need_pkgs "${PKGS_VM[@]}"
 case "$VM" in
 qemu) ;;
@@ -95,7 +95,7 @@ done
 # whatever else the host runs.  It implies TCG and one host thread for all
 # vCPUs (they take turns), so it measures work, not parallel speed; cache
 # and memory effects of real hardware are not modelled.  The benchmarks use
-# it by default (scripts/bench.sh).
+# it by default (scripts/bench/bench.sh).
 icount=()
 if [ "${ICOUNT:-0}" = 1 ]; then
 	icount=(-icount "shift=0,sleep=off")
@@ -110,13 +110,13 @@ if [ "$VM" = vng ]; then
 	# with its own init, which mounts tmpfs over /var/cache and /var/tmp:
 	# the cache and this checkout are passed as read-only dirs at the same
 	# paths.  "out" is a writable dir at /run/out, as with our init, and
-	# scripts/vm-init.sh runs the command there: the exit code comes back
+	# scripts/vm/vm-init.sh runs the command there: the exit code comes back
 	# in $out/rc (vng's own is 255 without the host's udev).  --verbose
 	# sends the kernel console to stderr, kept as serial.log.
 	vng=(vng --run "$KERNEL" --force-9p --cpus "$VM_CPUS" --memory "$VM_MEM" --verbose
 		--rwdir "/run/out=$out" --rodir "$TOP" --rodir "$CACHE"
 		--append "root=/dev/root oops=panic"
-		--exec "bash $(printf '%q' "$TOP/scripts/vm-init.sh")")
+		--exec "bash $(printf '%q' "$TOP/scripts/vm/vm-init.sh")")
 	[[ " ${VM_ACCEL:-tcg} " = *" kvm "* ]] || vng+=(--disable-kvm)
 	[ ${#icount[@]} -eq 0 ] || vng+=(--qemu-opts "${icount[*]}")
 	vmlog=$out/serial.log
@@ -128,7 +128,7 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	"${accel[@]}" "${icount[@]}" -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
 	-nographic -no-reboot -monitor none -serial "file:$out/serial.log" \
 	-kernel "$KERNEL" \
-	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm-init.sh" \
+	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm/vm-init.sh" \
 	-fsdev local,id=root,path=/,readonly=on,security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev local,id=out,path="$out",security_model=none \

@@ -17,7 +17,7 @@
 # the prefix's can provide it).  Either outcome otherwise fails the check.
 set -u
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 lock_tree
 
 S=$TOP/scripts
@@ -51,7 +51,7 @@ result() {
 # probe_prefix K: apply the first K patches, install their uapi headers
 # into $BUILD and compile the probe; its log in $probe.log.
 probe_prefix() {
-	PATCHES_UPTO=$1 "$S/apply.sh" >/dev/null 2>&1 || die "the first $1 patches do not apply"
+	PATCHES_UPTO=$1 "$S/loop/apply.sh" >/dev/null 2>&1 || die "the first $1 patches do not apply"
 	make -s -C "$SRC" O="$BUILD" headers_install >/dev/null 2>&1 ||
 		die "headers_install failed for the first $1 patches"
 	sed "/^#ifndef $PROBE_SYM\$/,/^#endif/d" "$PROBE_SRC" >"$probe.c"
@@ -100,8 +100,8 @@ if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
 	for k in $(seq 1 "$n"); do
 		name=$(series_patches | sed -n "${k}p")
 		name=${name##*/}
-		if ! PATCHES_UPTO=$k "$S/apply.sh" >/dev/null 2>&1 ||
-		   ! "$S/build.sh" >/dev/null 2>&1; then
+		if ! PATCHES_UPTO=$k "$S/loop/apply.sh" >/dev/null 2>&1 ||
+		   ! "$S/loop/build.sh" >/dev/null 2>&1; then
 			result FAIL "bisect: $name does not build (log: $BUILD/build.log)"
 			continue
 		fi
@@ -116,5 +116,5 @@ if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
 		result OK "bisect: $name builds${progs:+ (and ${#progs[@]} selftest programs)}"
 	done
 fi
-"$S/apply.sh" >/dev/null 2>&1 || true
+"$S/loop/apply.sh" >/dev/null 2>&1 || true
 exit "$rc"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# PID 1 of the test VM (see scripts/vm-run.sh).  The root is the host's file
+# PID 1 of the test VM (see scripts/vm/vm-exec.sh).  The root is the host's file
 # system, read-only over virtio-9p; the 9p share "out" is writable and holds
 # the command to run ("cmd") and receives its output, exit code and dmesg.
 # With VM=vng it is not PID 1 but the command virtme-ng's init runs: that
@@ -13,7 +13,7 @@ export HOME=/tmp TERM=dumb LANG=C.UTF-8
 # of the host's only when the kernel has OVERLAY_FS (ours does not), and is
 # read-only otherwise.
 fresh_tmp() {
-	top=$(cd "$(dirname "$0")/.." && pwd)
+	top=$(cd "$(dirname "$0")/../.." && pwd)
 	case "$top" in
 	/tmp/*)
 		keep=/tmp/$(echo "${top#/tmp/}" | cut -d/ -f1)

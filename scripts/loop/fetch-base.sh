@@ -12,7 +12,7 @@
 # Both are cached in $CACHE; after the first run this step works offline.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 from_ksrc() {
 	local head

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Flush benchmark for IFA_F_FLUSH, run inside the VM in one boot:
 #
-#   make -C selftests && scripts/vm-run.sh scripts/<this script>
+#   make -C selftests && scripts/vm/vm-exec.sh scripts/bench/<this script>
 #   VM_ENV="BENCH_ONE BENCH_RFC" BENCH_ONE=500 BENCH_RFC=2500 \
-#	scripts/vm-run.sh scripts/<this script>		(quick run)
+#	scripts/vm/vm-exec.sh scripts/bench/<this script>		(quick run)
 #
 # Layouts on a dummy device:
 #   one   N addresses in one subnet (10.0.0.0/8), N in $BENCH_ONE;
@@ -53,7 +53,7 @@
 # default run takes roughly half an hour under TCG: use VM_TIMEOUT=3600.
 set -u
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 FLUSHER=${FLUSHER:-$TOP/selftests/ifa_flusher}
 BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
