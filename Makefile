@@ -9,7 +9,7 @@ export CACHE
 
 # Fetch base, apply, build, boot, run the selftests, report.
 all:
-	scripts/loop.sh run
+	scripts/loop.sh all
 
 # The test command (.ci/run): static checks + the same loop.
 check:
@@ -17,46 +17,46 @@ check:
 
 # Each selftest fails without what it covers.
 check-mutants:
-	scripts/check-mutants.sh
+	scripts/check/check-mutants.sh
 
 # Upstream selftests near the change, on the patched kernel.
 check-upstream:
-	scripts/check-upstream.sh
+	scripts/check/check-upstream.sh
 
 # The selftests on a KASAN/lockdep/kmemleak kernel.
 check-debug:
-	scripts/check-debug.sh
+	scripts/check/check-debug.sh
 
 # No new W=1/C=1 warnings in the objects the series touches.
 check-w1:
-	scripts/check-w1.sh
+	scripts/check/check-w1.sh
 
 check-fresh:
-	scripts/check-fresh.sh
+	scripts/check/check-fresh.sh
 
 check-ksrc:
-	scripts/check-ksrc.sh
+	scripts/check/check-ksrc.sh
 
 # Every prefix of the series builds.
 check-bisect:
-	scripts/check-bisect.sh
+	scripts/check/check-bisect.sh
 
 # Benchmarks, one VM boot each.
 bench-flush bench-demux bench-ring:
-	scripts/bench.sh $(@:bench-%=%)
+	scripts/bench/bench.sh $(@:bench-%=%)
 
 # The keepalived case: packet sockets in N namespaces, series kernel and
 # Debian's 6.12, one boot each.
 bench-packet-netns:
-	scripts/bench-packet-netns.sh --both
+	scripts/bench/bench-packet-netns.sh --both
 
 # Regenerate patches/ from the development worktree (maintainers).
 patches:
-	scripts/export-series.sh
+	scripts/series/export-series.sh
 
 # MAINTAINERS-snippet from scripts/get_maintainer.pl.
 maintainers:
-	scripts/gen-maintainers.sh
+	scripts/series/gen-maintainers.sh
 
 # Everything the targets keep outside the repository.
 clean-cache:
@@ -82,9 +82,11 @@ help:
 	@echo '  CACHE=/var/cache/netseries  where the base, builds, ccache and runs live'
 	@echo '  KSRC=/path/to/net-next      a real tree instead of the Debian base (never written)'
 	@echo '  JOBS=N                      parallel build jobs (default: nproc)'
-	@echo '  VM_TIMEOUT=s VM_MEM=2G VM_CPUS=2 KERNEL=bzImage   the VM (scripts/vm-run.sh)'
+	@echo '  VM=qemu|vng                 the VM runner: our QEMU + init (default) or virtme-ng (installed on first use)'
+	@echo '  VM_TIMEOUT=s VM_MEM=2G VM_CPUS=2 KERNEL=bzImage   the VM (scripts/vm/vm-exec.sh)'
 	@echo '  ICOUNT=0|1                  QEMU instruction counting (benchmarks: 1)'
 	@echo '  FRESH_ROOT=/var/tmp/...     where check-fresh makes its root'
+	@echo '  CHECK_BISECT_SELFTEST=1     check-bisect: only its self-test (a prefix without the uapi header fails)'
 	@echo '  UPSTREAM_TESTS="prog script.sh:test,..."   upstream tests after ours'
-	@echo '  EXTRA_CONFIG="fragment ..."  more kernel config (scripts/build.sh)'
-	@echo '  BENCH_*                     benchmark sizes and methods (scripts/bench-*.sh headers)'
+	@echo '  EXTRA_CONFIG="fragment ..."  more kernel config (scripts/loop/build.sh)'
+	@echo '  BENCH_*                     benchmark sizes and methods (scripts/bench/bench-*.sh headers)'

@@ -84,6 +84,33 @@ need_pkgs() {
 	fi
 }
 
+# need_vng: virtme-ng (scripts/vm/vm-exec.sh VM=vng).  Not in this machine's
+# release: the newest package from $NEWER_SUITES (Architecture: all) is
+# fetched through the private apt state and installed with dpkg, its
+# dependencies from this machine's own suites (need_pkgs).  Idempotent.
+need_vng() {
+	local ver deb deps=() d
+
+	dpkg-query -W -f='${Status}' virtme-ng 2>/dev/null | grep -q 'install ok installed' &&
+		return 0
+	[ "$(id -u)" -eq 0 ] || die "virtme-ng is not installed (run as root)"
+	mkdir -p "$CACHE"
+	exec 7>"$CACHE/apt.lock"
+	flock 7
+	apt_private_update
+	ver=$(apt_private_newest virtme-ng)
+	[ -n "$ver" ] || die "no virtme-ng package in: $NEWER_SUITES"
+	deb=$(apt_private_download virtme-ng "$ver" all)
+	exec 7>&-
+	# Depends: "a (>= 1), b | c, python3:any" -> a b python3
+	for d in $(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/:any//'); do
+		deps+=("$d")
+	done
+	need_pkgs "${deps[@]}"
+	log "installing virtme-ng $ver"
+	dpkg -i "$deb" >/dev/null || die "dpkg -i $deb failed"
+}
+
 # The Debian archive URI this machine already uses, from its apt sources.
 apt_mirror() {
 	local uri
@@ -104,9 +131,71 @@ apt_suite_uri() {
 	if [ -n "$uri" ]; then echo "${uri%/}"; else apt_mirror; fi
 }
 
+# Suites that carry packages newer than this machine's release (the base
+# kernel source, virtme-ng).
+NEWER_SUITES=${BASE_SUITES:-"unstable experimental trixie-backports forky-backports"}
+# Private apt state for them: lists and downloads live here, never in the
+# host's own apt state, and the host's sources are not changed.
+APT_DIR=$CACHE/apt
+
+# apt_private CMD ARGS...: an apt command that reads and writes only
+# $APT_DIR (sources.list, lists, cache; no dpkg status).
+apt_private() {
+	local cmd=$1
+	shift
+	"$cmd" -o Dir::State="$APT_DIR" -o Dir::State::lists="$APT_DIR/lists" \
+		-o Dir::State::status=/dev/null -o Dir::Cache="$APT_DIR/cache" \
+		-o Dir::Etc::SourceList="$APT_DIR/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Debug::NoLocking=1 "$@"
+}
+
+# apt_private_update: $APT_DIR/sources.list names $NEWER_SUITES on this
+# machine's own mirror; their package lists are fetched.  A suite that does
+# not exist (yet) is not an error: the caller fails if its package is not
+# found.  Serialized on $CACHE/apt.lock (fetch-base.sh, need_vng).
+apt_private_update() {
+	local mirror suite
+	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
+	for suite in $NEWER_SUITES; do
+		# The archive this machine uses for the suite if it has one
+		# (BASE_SUITES=bookworm-security), else its Debian mirror.
+		mirror=$(apt_suite_uri "$suite")
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
+	done >"$APT_DIR/sources.list"
+	log "private apt lists for: $NEWER_SUITES"
+	apt_private apt-get -qq update >/dev/null 2>&1 || true
+}
+
+# apt_private_newest PKG: the newest version of PKG in the private lists.
+apt_private_newest() {
+	local v ver=
+	for v in $(apt_private apt-cache madison "$1" 2>/dev/null | awk -F'|' '{ print $2 }'); do
+		if [ -z "$ver" ] || dpkg --compare-versions "$v" gt "$ver"; then ver=$v; fi
+	done
+	echo "$ver"
+}
+
+# apt_private_download PKG VER ARCH: PKG=VER's .deb in $CACHE/dl (downloaded
+# once), its path on stdout.
+apt_private_download() {
+	local pkg=$1 ver=$2 arch=$3 name deb
+	name="${pkg}_${ver//:/%3a}_$arch.deb"
+	mkdir -p "$CACHE/dl"
+	# apt stamps the file with the server's Last-Modified time: find it by
+	# the name apt gives it, not by its modification time.
+	deb=$(find "$CACHE/dl" -name "$name" | head -n 1)
+	if [ -z "$deb" ]; then
+		(cd "$CACHE/dl" && apt_private apt-get -qq download "$pkg=$ver" 2>/dev/null) ||
+			die "download of $pkg=$ver failed"
+		deb=$(find "$CACHE/dl" -name "$name" | head -n 1)
+	fi
+	[ -n "$deb" ] || die "download of $pkg=$ver left no file"
+	echo "$deb"
+}
+
 # debian_root SUITE DIR PKGS LOG: a minimal Debian root in DIR (debootstrap
 # minbase plus PKGS, comma-separated) from this machine's own mirror, with
-# Debian's binary packages only (scripts/llvm-root.sh, check-fresh.sh).
+# Debian's binary packages only (scripts/check/llvm-root.sh, check-fresh.sh).
 debian_root() {
 	local suite=$1 dir=$2 pkgs=$3 logf=$4
 
@@ -129,9 +218,9 @@ PKGS_CHECK=(shellcheck codespell sparse python3-yaml python3-jsonschema python3-
 # kernel_up_to_date: steps 1-3 of the loop (base, series, kernel in
 # $BUILD), for the targets beside `make` (bench, check-*).
 kernel_up_to_date() {
-	step "fetch base" "$TOP/scripts/fetch-base.sh" &&
-		step "apply series" "$TOP/scripts/apply.sh" &&
-		step "build kernel ($BUILD)" "$TOP/scripts/build.sh"
+	step "1 fetch base" "$TOP/scripts/loop/fetch-base.sh" &&
+		step "2 apply series" "$TOP/scripts/loop/apply.sh" &&
+		step "3 build kernel ($BUILD)" "$TOP/scripts/loop/build.sh"
 }
 
 # build_selftests: selftests/ against $SRC and the uapi headers of $BUILD

@@ -1,17 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The proof loop: base tree -> git am -> kernel build -> VM boot -> selftests.
+# The proof loop, five steps, numbered the same in each step's script:
+#   1 fetch base  2 apply series  3 build kernel  4 selftests in the VM
+#   5 report ("N passed, N failed, N skipped")
 #
-#   scripts/loop.sh run     `make`: fetch, apply, build, boot, run, report
+#   scripts/loop.sh all     `make`: the five steps
 #   scripts/loop.sh check   `make check`: the same with the static checks
-#                           after the apply step; their results are part of
-#                           the final "N passed, N failed" line.
+#                           after step 2; their results are part of the
+#                           final "N passed, N failed" line.
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+mode=${1:-all}
+case "$mode" in
+all | check) ;;
+*) die "usage: loop.sh [all|check]" ;;
+esac
 lock_tree
 
-mode=${1:-run}
 S=$TOP/scripts
 STATIC_KTAP=$CACHE/static.ktap
 export STATIC_KTAP
@@ -25,25 +31,26 @@ fail() {
 		cat "$STATIC_KTAP" 2>/dev/null
 		echo "not ok 0 loop: $1"
 	} >"$CACHE/loop.ktap"
-	STATIC_KTAP=$CACHE/loop.ktap "$S/report.sh" /nonexistent-run
+	STATIC_KTAP=$CACHE/loop.ktap "$S/loop/report.sh" /nonexistent-run
 	exit 1
 }
 
 log "base: ${KSRC:-Debian linux-source (newest 7.x)}, cache: $CACHE"
-step "fetch base" "$S/fetch-base.sh" || fail "could not get the base tree"
-step "apply series" "$S/apply.sh" || fail "the series does not apply"
+step "1 fetch base" "$S/loop/fetch-base.sh" || fail "could not get the base tree"
+step "2 apply series" "$S/loop/apply.sh" || fail "the series does not apply"
 static_rc=0
 if [ "$mode" = check ]; then
-	step "static checks" "$S/check-static.sh" || static_rc=1
+	step "static checks" "$S/check/check-static.sh" || static_rc=1
 fi
-step "build kernel" "$S/build.sh" || fail "the kernel does not build"
+step "3 build kernel" "$S/loop/build.sh" || fail "the kernel does not build"
 rc=0
 mkdir -p "$RUNS"
 VM_OUT=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")
 export VM_OUT
 export NO_REPORT=1
-step "boot and run selftests" "$S/run-tests.sh" || rc=$?
+step "4 selftests in the VM" "$S/loop/selftests-in-vm.sh" || rc=$?
 log "total: $(($(date +%s) - _t0))s"
 [ "$static_rc" -eq 0 ] || rc=1
-"$S/report.sh" "$VM_OUT" || rc=1
+log "== 5 report"
+"$S/loop/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

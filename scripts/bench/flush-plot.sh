@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Draw the flush times of one scripts/bench-flush.sh run against N, per
+# Draw the flush times of one scripts/bench/bench-flush.sh run against N, per
 # method, on log-log axes (one panel per layout): a linear method and a
 # quadratic one are lines of slope 1 and 2.
 #

@@ -7,9 +7,9 @@
 # moved device-less packet hooks from the global ptype lists to the netns).
 #
 #   make bench-packet-netns		(host: both kernels, one boot each)
-#   scripts/bench-packet-netns.sh --build	(host: helper, keepalived)
-#   scripts/bench-packet-netns.sh --old-kernel	(host: fetch, build 6.12)
-#   scripts/vm-run.sh scripts/bench-packet-netns.sh	(guest: one kernel)
+#   scripts/bench/bench-packet-netns.sh --build	(host: helper, keepalived)
+#   scripts/bench/bench-packet-netns.sh --old-kernel	(host: fetch, build 6.12)
+#   scripts/vm/vm-exec.sh scripts/bench/bench-packet-netns.sh	(guest: one kernel)
 #
 # Topology: namespaces pnb-1 .. pnb-N, each with the end eth0 of a veth pair
 # whose other end pnbsI stays in the VM's initial namespace, where
@@ -50,7 +50,7 @@
 #   BENCH_EVENTS_ALL  ARPs per measurement into all N namespaces (200)
 set -u
 
-TOP=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+TOP=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 SRC_C=$TOP/scripts/bench/pnetns_bench.c
 BIN=$TOP/scripts/bench/pnetns_bench
 OLD_PKG_RE='^linux-source-6\.12$'
@@ -89,15 +89,15 @@ build()
 }
 
 # The older kernel: Debian's newest linux-source-6.12, fetched and built
-# like the base (scripts/fetch-base.sh, scripts/build.sh) in its own cache
+# like the base (scripts/loop/fetch-base.sh, scripts/loop/build.sh) in its own cache
 # directory, ccache shared.
 old_kernel()
 {
 	host_lib
 	CACHE=$OLD CCACHE_DIR=$CCACHE_DIR BASE_PKG_RE=$OLD_PKG_RE \
-		BASE_SUITES=$OLD_SUITES "$TOP/scripts/fetch-base.sh" &&
+		BASE_SUITES=$OLD_SUITES "$TOP/scripts/loop/fetch-base.sh" &&
 	CACHE=$OLD CCACHE_DIR=$CCACHE_DIR VERIFY_CONFIG=warn \
-		"$TOP/scripts/build.sh" || return
+		"$TOP/scripts/loop/build.sh" || return
 	local opt
 	for opt in PACKET VETH NET_NS FUNCTION_PROFILER DYNAMIC_FTRACE; do
 		grep -q "^CONFIG_$opt=y" "$OLD/build/.config" ||
@@ -115,9 +115,9 @@ both()
 	old_kernel || exit
 	export VM_MEM=${VM_MEM:-4G}
 	mark=$(mktemp)
-	"$TOP/scripts/bench.sh" packet-netns || exit
+	"$TOP/scripts/bench/bench.sh" packet-netns || exit
 	KERNEL=$OLD/build/arch/x86/boot/bzImage \
-		"$TOP/scripts/bench.sh" packet-netns || exit
+		"$TOP/scripts/bench/bench.sh" packet-netns || exit
 	mapfile -t outs < <(find "$RUNS" -maxdepth 1 -name '*-bench-packet-netns.*' \
 		-newer "$mark" | sort)
 	rm -f "$mark"

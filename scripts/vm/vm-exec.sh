@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 4: boot the built kernel under QEMU (TCG: no KVM on these machines)
-# and run one command inside, in the current directory, as root.
+# The VM runner (used by step 4 and by every target that boots a kernel):
+# boot the built kernel under QEMU (TCG: no KVM on these machines) and run
+# one command inside, in the current directory, as root.
 #
-#   scripts/vm-run.sh [CMD ARGS...]     (default: make -C selftests run_tests)
+#   scripts/vm/vm-exec.sh [CMD ARGS...]     (default: make -C selftests run_tests)
 #
 # The guest's root is the host's, read-only over virtio-9p, so everything the
 # command needs (selftest binaries, iproute2, ...) is built on the host first.
@@ -12,6 +13,11 @@
 # command's; 124 if the VM timed out; 1 if the guest log shows a kernel
 # BUG/WARNING/Oops/KASAN/lockdep report, whatever the command returned.
 # Runs are serialized with a lock: two QEMUs on 2 cores slow each other 4-5x.
+#
+# VM=qemu (default): our QEMU command line and init (scripts/vm/vm-init.sh as
+# PID 1, ~5 s to the command).  VM=vng: the same kernel, command and results
+# through virtme-ng (what netdev developers use; ~30 s to the command, see
+# Documentation/design.md), installed on first use (lib.sh need_vng).
 #
 # Environment: KERNEL (bzImage), VM_ACCEL ("kvm tcg" or "tcg"), ICOUNT (1:
 # instruction counting, see below), VM_TIMEOUT (s, default 2400), VM_MEM,
@@ -22,15 +28,22 @@
 # QEMU is killed when this script is interrupted.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 KERNEL=${KERNEL:-$BUILD/arch/x86/boot/bzImage}
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 VM_MEM=${VM_MEM:-2G}
 VM_CPUS=${VM_CPUS:-2}
 
-[ -f "$KERNEL" ] || die "no kernel at $KERNEL (run scripts/build.sh)"
+VM=${VM:-qemu}
+
+[ -f "$KERNEL" ] || die "no kernel at $KERNEL (run scripts/loop/build.sh)"
 need_pkgs "${PKGS_VM[@]}"
+case "$VM" in
+qemu) ;;
+vng) need_vng ;;
+*) die "VM=$VM: qemu or vng" ;;
+esac
 [ $# -gt 0 ] || set -- make -C "$TOP/selftests" run_tests
 
 mkdir -p "$RUNS"
@@ -82,24 +95,46 @@ done
 # whatever else the host runs.  It implies TCG and one host thread for all
 # vCPUs (they take turns), so it measures work, not parallel speed; cache
 # and memory effects of real hardware are not modelled.  The benchmarks use
-# it by default (scripts/bench.sh).
+# it by default (scripts/bench/bench.sh).
 icount=()
 if [ "${ICOUNT:-0}" = 1 ]; then
 	icount=(-icount "shift=0,sleep=off")
 	[ "${VM_ACCEL:-tcg}" = tcg ] || die "ICOUNT=1 needs VM_ACCEL=tcg"
 fi
-echo "accel=${VM_ACCEL:-tcg} icount=${ICOUNT:-0} cpus=$VM_CPUS mem=$VM_MEM" >"$out/vm-mode"
+echo "vm=$VM accel=${VM_ACCEL:-tcg} icount=${ICOUNT:-0} cpus=$VM_CPUS mem=$VM_MEM" >"$out/vm-mode"
+# The log shown when the VM ends without a result.
+vmlog=$out/qemu.log
 # QEMU must not hold the locks' descriptors (8: lock_tree, 9: vm.lock).
+if [ "$VM" = vng ]; then
+	# virtme-ng: the host root read-only over 9p (virtiofs needs virtiofsd)
+	# with its own init, which mounts tmpfs over /var/cache and /var/tmp:
+	# the cache and this checkout are passed as read-only dirs at the same
+	# paths.  "out" is a writable dir at /run/out, as with our init, and
+	# scripts/vm/vm-init.sh runs the command there: the exit code comes back
+	# in $out/rc (vng's own is 255 without the host's udev).  --verbose
+	# sends the kernel console to stderr, kept as serial.log.
+	vng=(vng --run "$KERNEL" --force-9p --cpus "$VM_CPUS" --memory "$VM_MEM" --verbose
+		--rwdir "/run/out=$out" --rodir "$TOP" --rodir "$CACHE"
+		--append "root=/dev/root oops=panic"
+		--exec "bash $(printf '%q' "$TOP/scripts/vm/vm-init.sh")")
+	[[ " ${VM_ACCEL:-tcg} " = *" kvm "* ]] || vng+=(--disable-kvm)
+	[ ${#icount[@]} -eq 0 ] || vng+=(--qemu-opts "${icount[*]}")
+	vmlog=$out/serial.log
+	# Not --foreground: on a timeout or an interruption, timeout signals its
+	# whole process group (vng, virtme-run, QEMU).
+	timeout -k 10 "$VM_TIMEOUT" "${vng[@]}" </dev/null >"$out/serial.log" 2>&1 8>&- 9>&- &
+else
 timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	"${accel[@]}" "${icount[@]}" -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
 	-nographic -no-reboot -monitor none -serial "file:$out/serial.log" \
 	-kernel "$KERNEL" \
-	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm-init.sh" \
+	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm/vm-init.sh" \
 	-fsdev local,id=root,path=/,readonly=on,security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev local,id=out,path="$out",security_model=none \
 	-device virtio-9p-pci,fsdev=out,mount_tag=out \
 	</dev/null >"$out/qemu.log" 2>&1 8>&- 9>&- &
+fi
 qpid=$!
 # Show the command's output live (the guest tees it into the share).
 tail -n +1 -s 0.5 -f --pid="$qpid" "$out/output" 2>/dev/null || true
@@ -113,9 +148,9 @@ if [ "$rc" -eq 124 ]; then
 	exit 124
 fi
 if [ ! -f "$out/rc" ]; then
-	cat "$out/qemu.log" >&2
-	echo "ended without a result (qemu rc=$rc)" >"$out/vm-error"
-	log "VM ended without a result (qemu rc=$rc, serial log: $out/serial.log)"
+	tail -n 40 "$vmlog" >&2
+	echo "ended without a result ($VM rc=$rc)" >"$out/vm-error"
+	log "VM ended without a result ($VM rc=$rc, serial log: $out/serial.log)"
 	exit 1
 fi
 rc=$(cat "$out/rc")

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Static checks of the series, run by `make check` after scripts/apply.sh
+# Static checks of the series, run by `make check` after scripts/loop/apply.sh
 # (so $SRC holds the applied series).  Each check prints one KTAP result
 # line; the lines are also written to $STATIC_KTAP for scripts/report.sh.
 #
@@ -12,12 +12,12 @@
 #  - the selftest programs build with gcc -m32 (-Werror)
 #  - the netlink specs the series changes generate (YNL C and rst) and
 #    the C compiles without warnings
-#  - MAINTAINERS-snippet is what scripts/gen-maintainers.sh makes now
+#  - MAINTAINERS-snippet is what scripts/series/gen-maintainers.sh makes now
 #  - entries the series adds to net/Makefile, net/config, net/.gitignore
 #    and selftests/{Makefile,config,.gitignore} are in sorted order
 set -u
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 need_pkgs "${PKGS_CHECK[@]}"
 STATIC_KTAP=${STATIC_KTAP:-$CACHE/static.ktap}
@@ -82,7 +82,7 @@ done
 result "cover letter written" $?
 
 # Our scripts only: selftests/lib.sh is a link to the kernel's.
-mapfile -t shells < <(cd "$TOP" && find scripts selftests .ci -maxdepth 1 -type f \
+mapfile -t shells < <(cd "$TOP" && find scripts selftests .ci -maxdepth 2 -type f \
 	\( -name '*.sh' -o -name run \) | sort)
 (cd "$TOP" && shellcheck -x -P selftests -e SC1091 "${shells[@]}") >"$tmp/sc" 2>&1
 result "shellcheck (${#shells[@]} scripts)" $? "$tmp/sc"
@@ -131,7 +131,7 @@ fi
 
 # The selftest programs also build as 32-bit programs (netdev's CI builds
 # i386 too): selftests/Makefile's own rules with CC="gcc -m32", against
-# the series' uapi headers.  These run before scripts/build.sh, so the
+# the series' uapi headers.  These run before scripts/loop/build.sh, so the
 # headers of $BUILD may still be the previous series': install the
 # applied tree's into $CACHE/build-hdr (incremental, a few seconds).
 # The YNL library is built in $SRC/tools/net/ynl (the net/ selftests'
@@ -167,7 +167,7 @@ result "selftests/ identical to the series" "$rc" "$tmp/sync"
 # MAINTAINERS-snippet is generated from the series on the stand-in base:
 # it must be current (another tree's MAINTAINERS may name others).
 if [ -z "${KSRC:-}" ]; then
-	"$TOP/scripts/gen-maintainers.sh" "$tmp/snippet" >/dev/null 2>&1 &&
+	"$TOP/scripts/series/gen-maintainers.sh" "$tmp/snippet" >/dev/null 2>&1 &&
 		diff -u "$TOP/MAINTAINERS-snippet" "$tmp/snippet" >"$tmp/snippet.diff"
 	result "MAINTAINERS-snippet current (make maintainers)" $? "$tmp/snippet.diff"
 fi

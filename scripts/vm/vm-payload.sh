@@ -1,20 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the VM (scripts/run-tests.sh passes it to scripts/vm-run.sh):
+# Runs inside the VM (scripts/loop/selftests-in-vm.sh passes it to scripts/vm/vm-exec.sh):
 # the series' selftests through the kselftest runner (KTAP), then the
 # upstream selftests named in $UPSTREAM_TESTS, built on the host in place
 # in $SRC.  Each upstream entry is PROGRAM or SCRIPT:TEST[,TEST...].
 # RUN_OURS=0 runs the upstream ones only.
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 if [ "${RUN_OURS:-1}" = 1 ]; then
 	make -C "$TOP/selftests" --no-print-directory run_tests
 fi
 
-# Debug kernels: ask kmemleak for a final verdict; scripts/vm-run.sh fails
+# Debug kernels: ask kmemleak for a final verdict; scripts/vm/vm-exec.sh fails
 # the run on suspected leaks in dmesg.  A scan that cannot be made (no
-# kmemleak, or no debugfs: scripts/vm-init.sh mounts it) fails the run
+# kmemleak, or no debugfs: scripts/vm/vm-init.sh mounts it) fails the run
 # too: a silent skip would read as "no leak".
 kmemleak_scan() {
 	local rc=$? f=/sys/kernel/debug/kmemleak

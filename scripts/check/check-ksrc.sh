@@ -14,7 +14,7 @@
 # that edits in the working tree meanwhile do not leak into it.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" -eq 0 ] || die "a private mount namespace needs root"
 alt=${KSRC_ALT_CACHE:-/var/tmp/netseries-alt-cache}

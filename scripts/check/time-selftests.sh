@@ -6,13 +6,13 @@
 # series kernel, brought up to date; for check-debug's kernel pass
 # KERNEL=$CACHE/build-debug/arch/x86/boot/bzImage after `make check-debug`).
 #
-#   scripts/time-selftests.sh [REV]
+#   scripts/check/time-selftests.sh [REV]
 #
 # Prints a Markdown table: seconds and exit code of each test, old and new.
 # Not a benchmark: one run each, on whatever the host is doing meanwhile.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # In the guest: time each test of each DIR (NAME=DIR:TEST,TEST...).
 if [ "${1:-}" = --guest ]; then
@@ -58,7 +58,7 @@ new_tests=$(tests_of "$TOP/selftests")
 
 mkdir -p "$RUNS"
 out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-times.XXXX")
-VM_OUT=$out VM_TIMEOUT=${VM_TIMEOUT:-3600} "$TOP/scripts/vm-run.sh" \
+VM_OUT=$out VM_TIMEOUT=${VM_TIMEOUT:-3600} "$TOP/scripts/vm/vm-exec.sh" \
 	"$0" --guest "old=$old/selftests:$old_tests" \
 	"new=$TOP/selftests:$new_tests" || true
 echo "kernel: ${KERNEL:-$BUILD/arch/x86/boot/bzImage}, run $out"

@@ -13,7 +13,7 @@
 #               removed and made again on every run)
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" -eq 0 ] || die "debootstrap and chroot need root"
 ROOT=${FRESH_ROOT:-/var/tmp/netseries-fresh}

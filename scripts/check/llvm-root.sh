@@ -5,12 +5,12 @@
 # the host, has 16 at most.  Made once in $CACHE/llvm-root with debootstrap
 # from this machine's own Debian mirror, with Debian's binary packages only.
 #
-#   scripts/llvm-root.sh              make the root if missing, print its path
-#   scripts/llvm-root.sh run CMD...   run CMD in it, $CACHE bind-mounted at
+#   scripts/check/llvm-root.sh              make the root if missing, print its path
+#   scripts/check/llvm-root.sh run CMD...   run CMD in it, $CACHE bind-mounted at
 #                                     the same path (private mount namespace)
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 ROOT=$CACHE/llvm-root
 SUITE=${LLVM_SUITE:-trixie}

@@ -4,14 +4,14 @@
 # the change, through the same runner and report as ours.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 lock_tree
 
 S=$TOP/scripts
 export RUN_OURS=0
 # Its own kernel: the minimal one plus what these tests need.
 export BUILD=${BUILD_UPSTREAM:-$CACHE/build-upstream}
-export EXTRA_CONFIG=$TOP/scripts/upstream.config
+export EXTRA_CONFIG=$TOP/scripts/check/upstream.config
 export UPSTREAM_BINS="psock_snd"
 # Chosen to fit the VM and the host's iproute2 (Debian 12: 6.1); the
 # rtnetlink.sh cases in its own order (kci_test_promote_secondaries ends
@@ -25,4 +25,4 @@ export UPSTREAM_TESTS="psock_fanout psock_tpacket txring_overwrite psock_snd.sh
 rtnetlink.sh:kci_test_route_get,kci_test_addrlft,kci_test_addrlft_route_cleanup,kci_test_promote_secondaries
 fib_tests.sh:unregister,down,carrier,ipv4_rt,ipv6_rt,ipv4_del_addr,ipv6_del_addr,ipv4_addr_metric,ipv4_bcast_neigh"
 kernel_up_to_date
-step "boot and run upstream selftests" "$S/run-tests.sh"
+step "boot and run upstream selftests" "$S/loop/selftests-in-vm.sh"

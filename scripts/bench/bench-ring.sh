@@ -10,7 +10,7 @@
 # host first, or it is built in /tmp inside the VM).
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 src=$TOP/scripts/bench/ring_bench.c
 bin=$CACHE/bench/ring_bench

@@ -3,8 +3,8 @@
 # Benchmark the early demux knobs, meant for one boot of the test VM
 # (numbers from QEMU only compare with each other):
 #
-#   scripts/bench-demux.sh --build                  (on the host: helper)
-#   ICOUNT=1 VM_ENV=ICOUNT scripts/vm-run.sh scripts/bench-demux.sh \
+#   scripts/bench/bench-demux.sh --build                  (on the host: helper)
+#   ICOUNT=1 VM_ENV=ICOUNT scripts/vm/vm-exec.sh scripts/bench/bench-demux.sh \
 #	[-r REPS] [-t SECONDS]				(make bench-demux does this)
 #
 # Cases, each a pair of settings of net.ipv4.{ip,udp,tcp}_early_demux
@@ -24,14 +24,14 @@
 # Runs alternate A,B / B,A to cancel drift; each repetition gives a ratio
 # (rate with B) / (rate with A).  Reported: medians of the rates, and the
 # median, min and max of the ratios.  With ICOUNT=1 (QEMU instruction
-# counting, scripts/vm-run.sh) a guest second is 10^9 guest instructions,
+# counting, scripts/vm/vm-exec.sh) a guest second is 10^9 guest instructions,
 # so 10^9 / rate is the instructions per packet or transaction; then the
 # report also gives that for A and B, their difference, and for the fwd
 # cases the difference as a share of the router's own instructions per
 # packet (fwd minus direct).
 set -u
 
-TOP=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+TOP=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 SRC=$TOP/scripts/bench/edmx_bench.c
 BIN=$TOP/scripts/bench/edmx_bench
 REPS=5

@@ -13,15 +13,15 @@
 # PATCHES_UPTO=N applies the first N patches.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
-[ -d "$SRC/.git" ] || die "no base tree in $SRC (run scripts/fetch-base.sh)"
+[ -d "$SRC/.git" ] || die "no base tree in $SRC (run scripts/loop/fetch-base.sh)"
 git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null ||
-	die "$SRC has no branch $BASE_BRANCH (run scripts/fetch-base.sh)"
+	die "$SRC has no branch $BASE_BRANCH (run scripts/loop/fetch-base.sh)"
 
 mapfile -t patches < <(series_patches)
 [ "${SKIP_SERIES:-0}" = 1 ] && patches=()
-# PATCHES_UPTO=N: the first N patches only (scripts/check-bisect.sh).
+# PATCHES_UPTO=N: the first N patches only (scripts/check/check-bisect.sh).
 [ -z "${PATCHES_UPTO:-}" ] || patches=("${patches[@]:0:PATCHES_UPTO}")
 extra=()
 for p in ${EXTRA_PATCHES:-}; do

@@ -4,19 +4,19 @@
 # C=1 (sparse) on the base and on the series, and fail on any warning the
 # series adds.  As netdev's CI does, three builds: x86_64 with gcc, 32-bit
 # (ARCH=i386) with gcc, x86_64 with clang (LLVM=1, in the Debian root of
-# scripts/llvm-root.sh: the host's LLVM is too old for this kernel).
+# scripts/check/llvm-root.sh: the host's LLVM is too old for this kernel).
 # W1_VARIANTS picks some of them.  The base is checked out in its own
 # worktree ($CACHE/w1-base); each side of each build has its own build tree
 # made from the test kernel's .config (`make prepare`, then only the
 # touched objects).
 set -u
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 lock_tree
 
 need_pkgs sparse
 S=$TOP/scripts
-step "apply series" "$S/apply.sh" || exit 1
+step "apply series" "$S/loop/apply.sh" || exit 1
 mapfile -t objs < <(git -C "$SRC" diff --name-only "$BASE_BRANCH..$SERIES_BRANCH" -- '*.c' |
 	grep -v '^tools/' | sed 's/\.c$/.o/')
 if [ ${#objs[@]} -eq 0 ]; then
@@ -37,7 +37,7 @@ kmake() {
 	case "$v" in
 	x86_64-gcc) make -C "$tree" O="$build" -j"$JOBS" CC="ccache gcc" "$@" ;;
 	i386-gcc) make -C "$tree" O="$build" -j"$JOBS" ARCH=i386 CC="ccache gcc" "$@" ;;
-	x86_64-clang) "$S/llvm-root.sh" run make -C "$tree" O="$build" -j"$JOBS" \
+	x86_64-clang) "$S/check/llvm-root.sh" run make -C "$tree" O="$build" -j"$JOBS" \
 		LLVM=1 CC="ccache clang" "$@" ;;
 	*) die "unknown W1_VARIANTS entry: $v" ;;
 	esac

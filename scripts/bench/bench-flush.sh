@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Flush benchmark for IFA_F_FLUSH, run inside the VM in one boot:
 #
-#   scripts/<this script> --build		(on the host: the helper)
-#   scripts/vm-run.sh scripts/<this script>
+#   scripts/bench/<this script> --build		(on the host: the helper)
+#   scripts/vm/vm-exec.sh scripts/bench/<this script>
 #   VM_ENV="BENCH_ONE BENCH_RFC" BENCH_ONE=500 BENCH_RFC=2500 \
-#	scripts/vm-run.sh scripts/<this script>		(quick run)
+#	scripts/vm/vm-exec.sh scripts/bench/<this script>		(quick run)
 #
 # Layouts on a dummy device:
 #   one   N addresses in one subnet (10.0.0.0/8), N in $BENCH_ONE;
@@ -54,7 +54,7 @@
 # default run takes roughly half an hour under TCG: use VM_TIMEOUT=3600.
 set -u
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # The batching helper (scripts/bench/flush_bench.c), built on the host:
 # the guest's root is read-only.
 SRC=$TOP/scripts/bench/flush_bench.c

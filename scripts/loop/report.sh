@@ -4,10 +4,10 @@
 # $STATIC_KTAP exists) into a per-test table and the summary line
 # "N passed, N failed, N skipped".  Exit 1 if anything failed or nothing ran.
 #
-#   scripts/report.sh [RUN_DIR]      (default: $RUNS/latest)
+#   scripts/loop/report.sh [RUN_DIR]      (default: $RUNS/latest)
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 run=${1:-$RUNS/latest}
 files=()
@@ -18,11 +18,11 @@ trap 'rm -f "$extra"' EXIT
 if ! grep -qE '^(not )?ok [0-9]+ ' "$run/output" 2>/dev/null; then
 	echo "not ok 0 no selftest results in $run" >>"$extra"
 fi
-# The VM's own failure (timeout, no result, kernel splat: scripts/vm-run.sh).
+# The VM's own failure (timeout, no result, kernel splat: scripts/vm/vm-exec.sh).
 if [ -s "$run/vm-error" ]; then
 	echo "not ok 0 vm: $(cat "$run/vm-error")" >>"$extra"
 fi
-# Tests that were to run (scripts/run-tests.sh) but printed no result.
+# Tests that were to run (scripts/loop/selftests-in-vm.sh) but printed no result.
 if [ -f "$run/expected" ] && [ -f "$run/output" ]; then
 	while read -r t; do
 		grep -qE "^(not )?ok [0-9]+ selftests: [^:]*: $t( |$)" "$run/output" ||

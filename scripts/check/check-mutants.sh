@@ -9,7 +9,7 @@
 #           flag cases skip); ifa_flush must pass with its flag cases
 #           skipped (the kernel stores IFA_F_FLUSH on RTM_NEWADDR: it does
 #           not know the flag);
-#   mutant  the series plus the throwaway patches in scripts/mutations/
+#   mutant  the series plus the throwaway patches in scripts/check/mutations/
 #           (packet_set_ring() does not hook the socket again; the kernel
 #           ignores ip_early_demux; fib_del_ifaddr() takes the fast path
 #           for a subnet whose primary shares its local address with
@@ -17,20 +17,20 @@
 #           while RTM_NEWADDR rejects the flag as it should):
 #           psock_ring_bind.sh, ip_early_demux.sh, ifa_flush and
 #           ifa_flush.sh must fail;
-#   mutant-list  the series plus scripts/mutations/separate/
+#   mutant-list  the series plus scripts/check/mutations/separate/
 #           early-demux-list-ignores-sysctl.patch alone (only the list
 #           receive path, ip_list_rcv()/ipv6_list_rcv(), ignores the three
 #           knobs; it overlaps the all-paths mutation, hence a kernel of
 #           its own): ip_early_demux.sh must fail (its list_rcv cases).
 #
-# The mutations are applied with `git apply` by scripts/apply.sh and are
+# The mutations are applied with `git apply` by scripts/loop/apply.sh and are
 # never part of the series.  Each test's full output is kept in the run
 # directory; the summary says which tests failed (or skipped) as expected.
 # Each variant is built in its own $CACHE/build-<variant>; the series is
 # re-applied at the end.
 set -u
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 lock_tree
 
 S=$TOP/scripts
@@ -52,8 +52,8 @@ expect() {
 	# and ccache makes the first build of a variant cheap.
 	local BUILD=$CACHE/build-$variant
 	export BUILD
-	if ! step "apply ($variant)" env "$@" "$S/apply.sh" ||
-	   ! step "build ($variant)" "$S/build.sh"; then
+	if ! step "apply ($variant)" env "$@" "$S/loop/apply.sh" ||
+	   ! step "build ($variant)" "$S/loop/build.sh"; then
 		echo "not ok - $variant: no kernel"
 		rc=1
 		return 1
@@ -62,7 +62,7 @@ expect() {
 	# (stable trees run mainline's selftests on their kernels): after the
 	# base kernel is built, the series is applied again for them.
 	if [[ " $* " == *" SKIP_SERIES=1 "* ]] &&
-	   ! step "apply (series, for the selftests)" "$S/apply.sh"; then
+	   ! step "apply (series, for the selftests)" "$S/loop/apply.sh"; then
 		echo "not ok - $variant: the series does not apply"
 		rc=1
 		return 1
@@ -74,7 +74,7 @@ expect() {
 	fi
 	out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-$variant.XXXX")
 	# One line per test: "result <name> <exit code>", after its output.
-	VM_OUT=$out "$S/vm-run.sh" bash -c \
+	VM_OUT=$out "$S/vm/vm-exec.sh" bash -c \
 		"cd '$TOP/selftests' && for t in ${tests[*]}; do ./\$t; echo \"result \$t \$?\"; done" \
 		>/dev/null 2>&1
 	for t in "${tests[@]}"; do
@@ -97,8 +97,8 @@ expect base "ifa_flush.sh:fail ifa_flush:skip" \
 	SKIP_SERIES=1
 expect mutant "psock_ring_bind.sh:fail ip_early_demux.sh:fail
 	ifa_flush:fail ifa_flush.sh:fail" \
-	EXTRA_PATCHES="$(echo "$TOP"/scripts/mutations/*.patch)"
+	EXTRA_PATCHES="$(echo "$TOP"/scripts/check/mutations/*.patch)"
 expect mutant-list "ip_early_demux.sh:fail" \
-	EXTRA_PATCHES="$TOP/scripts/mutations/separate/early-demux-list-ignores-sysctl.patch"
-"$S/apply.sh" >/dev/null 2>&1 || true
+	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/early-demux-list-ignores-sysctl.patch"
+"$S/loop/apply.sh" >/dev/null 2>&1 || true
 exit "$rc"

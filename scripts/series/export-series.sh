@@ -10,10 +10,10 @@
 # into the commit that added that file (fixup + autosquash).  Then
 # `git format-patch --cover-letter --base` writes patches/, keeping the cover
 # letter's subject and text from the previous patches/0000-cover-letter.patch.
-# scripts/check-static.sh proves that patches/ and selftests/ agree.
+# scripts/check/check-static.sh proves that patches/ and selftests/ agree.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 lock_tree
 
 # The series is the user's work: their own git identity, not the loop's.

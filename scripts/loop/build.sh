@@ -2,20 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # Step 3: configure and build the kernel in $SRC out of tree into $BUILD.
 #
-# Config = tinyconfig + scripts/vm.config (what the guest needs) +
+# Config = tinyconfig + scripts/vm/vm.config (what the guest needs) +
 # selftests/config (what the tests need; the kselftest convention) +
-# $EXTRA_CONFIG (e.g. scripts/debug.config), then olddefconfig.  Every
+# $EXTRA_CONFIG (e.g. scripts/check/debug.config), then olddefconfig.  Every
 # requested option is verified.  The config is regenerated only when one of
 # its inputs changed, so rebuilds stay incremental; ccache keeps compiler
 # output across tree switches.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 need_pkgs "${PKGS_BUILD[@]}"
-[ -f "$SRC/Makefile" ] || die "no kernel tree in $SRC (run scripts/fetch-base.sh)"
+[ -f "$SRC/Makefile" ] || die "no kernel tree in $SRC (run scripts/loop/fetch-base.sh)"
 
-fragments=("$TOP/scripts/vm.config" "$TOP/selftests/config")
+fragments=("$TOP/scripts/vm/vm.config" "$TOP/selftests/config")
 for f in ${EXTRA_CONFIG:-}; do
 	fragments+=("$f")
 done

@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 4+5: build the selftests on the host (the VM sees the host's files
-# read-only), boot the kernel in $BUILD, run the selftests inside, then
-# print the per-test table and the summary (scripts/report.sh).
+# Step 4: build the selftests on the host (the VM sees the host's files
+# read-only), boot the kernel in $BUILD, run the selftests inside.  Run
+# alone (not from scripts/loop.sh), it also does step 5: the per-test
+# table and the summary (scripts/loop/report.sh).
 #
 # UPSTREAM_TESTS: upstream selftests to run after ours (PROGRAM or
 # SCRIPT:TEST[,TEST...]); default: the two that prove the loop on its own.
 # UPSTREAM_BINS: helper programs those scripts need.  RUN_OURS=0: upstream
-# ones only (scripts/check-upstream.sh).
+# ones only (scripts/check/check-upstream.sh).
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 UPSTREAM_TESTS=${UPSTREAM_TESTS-"psock_tpacket rtnetlink.sh:kci_test_promote_secondaries"}
 # Upstream binaries are built in place in our own tree ($SRC, never the
@@ -20,7 +21,7 @@ export UPSTREAM_TESTS
 
 need_pkgs "${PKGS_SELFTESTS[@]}"
 KHDR=$BUILD/usr/include
-[ -d "$KHDR" ] || die "no installed headers in $KHDR (run scripts/build.sh)"
+[ -d "$KHDR" ] || die "no installed headers in $KHDR (run scripts/loop/build.sh)"
 log "building selftests (KSRC=$SRC)"
 build_selftests || die "selftests do not build"
 bins=()
@@ -42,9 +43,9 @@ mkdir -p "$RUNS"
 # scripts/loop.sh chooses VM_OUT so that it can report even if this fails.
 VM_OUT=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")}
 export VM_OUT
-# The tests that must report a result (scripts/report.sh counts the others
+# The tests that must report a result (scripts/loop/report.sh counts the others
 # as failed): ours, from selftests/Makefile, and the upstream wrappers, named
-# as scripts/vm-payload.sh names them.
+# as scripts/vm/vm-payload.sh names them.
 {
 	if [ "${RUN_OURS:-1}" = 1 ]; then
 		sed -n -e '/^TEST_PROGS/,/end of TEST_PROGS/p' \
@@ -59,7 +60,7 @@ export VM_OUT
 		echo "${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}"
 	done
 } >"$VM_OUT/expected"
-VM_ENV="RUN_OURS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm-run.sh" "$TOP/scripts/vm-payload.sh" || rc=$?
+VM_ENV="RUN_OURS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm/vm-exec.sh" "$TOP/scripts/vm/vm-payload.sh" || rc=$?
 [ -n "${NO_REPORT:-}" ] && exit "$rc"
-"$TOP/scripts/report.sh" "$VM_OUT" || rc=1
+"$TOP/scripts/loop/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

@@ -12,7 +12,7 @@
 # Both are cached in $CACHE; after the first run this step works offline.
 set -eu
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 from_ksrc() {
 	local head
@@ -41,49 +41,19 @@ from_ksrc() {
 	log "base: $KSRC at $(cat "$CACHE/base-version")"
 }
 
-APT_DIR=$CACHE/apt
-apt_private() {
-	local cmd=$1
-	shift
-	"$cmd" -o Dir::State="$APT_DIR" -o Dir::State::lists="$APT_DIR/lists" \
-		-o Dir::State::status=/dev/null -o Dir::Cache="$APT_DIR/cache" \
-		-o Dir::Etc::SourceList="$APT_DIR/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null -o Debug::NoLocking=1 "$@"
-}
-
 download_deb() {
-	local mirror suite pkg ver deb
-	# Suites that carry kernels newer than this machine's release.
-	local suites=${BASE_SUITES:-"unstable experimental trixie-backports forky-backports"}
+	local pkg ver
 
-	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial" "$CACHE/dl"
-	for suite in $suites; do
-		# The archive this machine uses for the suite if it has one
-		# (BASE_SUITES=bookworm-security), else its Debian mirror.
-		mirror=$(apt_suite_uri "$suite")
-		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $suite main"
-	done >"$APT_DIR/sources.list"
-	log "private apt lists for: $suites"
-	# A suite that does not exist (yet) is not an error as long as one is found.
-	apt_private apt-get -qq update >/dev/null 2>&1 || true
+	exec 7>"$CACHE/apt.lock"
+	flock 7
+	apt_private_update
 	pkg=$(apt_private apt-cache search --names-only "$BASE_PKG_RE" 2>/dev/null |
 		cut -d' ' -f1 | sort -V | tail -n 1)
 	[ -n "$pkg" ] || die "no $BASE_PKG_RE package found (no reachable package mirror?)"
-	ver=
-	for v in $(apt_private apt-cache madison "$pkg" | awk -F'|' '{ print $2 }'); do
-		if [ -z "$ver" ] || dpkg --compare-versions "$v" gt "$ver"; then ver=$v; fi
-	done
+	ver=$(apt_private_newest "$pkg")
 	log "newest base package: $pkg $ver"
-	deb=$(find "$CACHE/dl" -name "${pkg}_${ver//:/%3a}_all.deb" | head -n 1)
-	if [ -z "$deb" ]; then
-		(cd "$CACHE/dl" && apt_private apt-get -qq download "$pkg=$ver" 2>/dev/null) ||
-			die "download of $pkg=$ver failed"
-		# apt stamps the file with the server's Last-Modified time: find it
-		# by the name apt gives it, not by its modification time.
-		deb=$(find "$CACHE/dl" -name "${pkg}_${ver//:/%3a}_all.deb" | head -n 1)
-	fi
-	[ -n "$deb" ] || die "download of $pkg=$ver left no file"
-	echo "$pkg $ver $deb"
+	echo "$pkg $ver $(apt_private_download "$pkg" "$ver" all)"
+	exec 7>&-
 }
 
 from_debian() {

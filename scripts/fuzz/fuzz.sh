@@ -8,7 +8,7 @@
 # when not root.
 set -eu
 
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${CACHE:-/var/cache/netseries}
 SRC_C=$TOP/scripts/fuzz/ifa_fuzz.c
 BIN=$CACHE/fuzz/ifa_fuzz

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check-bisect`: every prefix of the series builds.  For patch K the
+# first K patches are applied, the kernel is built in its own tree
+# ($CACHE/build-bisect, incremental, ccache) and the selftest programs that
+# patch adds are compiled with -Werror against its uapi headers (lib.mk's
+# USERCFLAGS hook: a CFLAGS= on the command line would replace the net
+# Makefile's own flags, and with them the uapi include path).  The series
+# is re-applied at the end.  Not part of `make check` (a build per patch).
+#
+# Self-test, first (CHECK_BISECT_SELFTEST=1: the self-test alone, seconds):
+# the compile above must use the prefix's uapi headers, not the host's.  A
+# probe, ifa_flush.c without its fallback `#define IFA_F_FLUSH`, is compiled
+# the same way against the headers of the prefix before the patch that adds
+# IFA_F_FLUSH to include/uapi (it must fail, naming IFA_F_FLUSH) and of the
+# prefix with it (it must build; the host's headers lack the flag, so only
+# the prefix's can provide it).  Either outcome otherwise fails the check.
+set -u
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+lock_tree
+
+S=$TOP/scripts
+export BUILD=$CACHE/build-bisect
+net=$SRC/tools/testing/selftests/net
+PROBE_SYM=IFA_F_FLUSH
+PROBE_SRC=$TOP/selftests/ifa_flush.c
+probe=$net/bisect_probe
+n=$(series_patches | wc -l)
+rc=0
+t=0
+
+# compile_progs PROG...: selftest programs of $net (paths without .c),
+# -Wextra -Werror, against the uapi headers in $BUILD/usr/include.
+compile_progs() {
+	make -s -C "$net" OUTPUT="$net" KHDR_INCLUDES="-isystem $BUILD/usr/include" \
+		USERCFLAGS="-Wextra -Werror" "$@"
+}
+
+# result OK|FAIL TEXT: one KTAP line; a failure fails the run.
+result() {
+	t=$((t + 1))
+	if [ "$1" = OK ]; then
+		echo "ok $t $2"
+	else
+		echo "not ok $t $2"
+		rc=1
+	fi
+}
+
+# probe_prefix K: apply the first K patches, install their uapi headers
+# into $BUILD and compile the probe; its log in $probe.log.
+probe_prefix() {
+	PATCHES_UPTO=$1 "$S/loop/apply.sh" >/dev/null 2>&1 || die "the first $1 patches do not apply"
+	make -s -C "$SRC" O="$BUILD" headers_install >/dev/null 2>&1 ||
+		die "headers_install failed for the first $1 patches"
+	sed "/^#ifndef $PROBE_SYM\$/,/^#endif/d" "$PROBE_SRC" >"$probe.c"
+	rm -f "$probe"
+	compile_progs "$probe" >"$probe.log" 2>&1
+}
+
+selftest() {
+	local k name err
+	# The patch that adds the flag to the uapi headers.
+	k=0
+	for p in $(series_patches); do
+		k=$((k + 1))
+		if sed -n '/^+++ b\/include\/uapi\//,/^diff /p' "$p" | grep -q "^+#define[[:space:]]*$PROBE_SYM\b"; then
+			name=${p##*/}
+			break
+		fi
+	done
+	[ -n "${name:-}" ] || die "no patch adds $PROBE_SYM to include/uapi"
+	grep -rqw "$PROBE_SYM" /usr/include/linux &&
+		die "the host's headers define $PROBE_SYM: the self-test would prove nothing"
+	sed "/^#ifndef $PROBE_SYM\$/,/^#endif/d" "$PROBE_SRC" | grep -q "define[[:space:]]*$PROBE_SYM\b" &&
+		die "the probe still defines $PROBE_SYM itself"
+	trap 'rm -f "$probe" "$probe.c" "$probe.log"' EXIT
+
+	if probe_prefix $((k - 1)); then
+		result FAIL "bisect self-test: the probe compiled without $name: the check does not use the prefix's headers"
+	elif err=$(grep -m1 -w "$PROBE_SYM" "$probe.log"); then
+		result OK "bisect self-test: without $name the probe fails: ${err#"$net/"}"
+	else
+		result FAIL "bisect self-test: without $name the probe failed for another reason (log: $probe.log)"
+		cat "$probe.log" >&2
+		trap - EXIT
+	fi
+	if probe_prefix "$k"; then
+		result OK "bisect self-test: with $name the probe compiles (the host's headers lack $PROBE_SYM)"
+	else
+		result FAIL "bisect self-test: with $name the probe does not compile (log: $probe.log)"
+		cat "$probe.log" >&2
+		trap - EXIT
+	fi
+}
+
+selftest
+if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
+	for k in $(seq 1 "$n"); do
+		name=$(series_patches | sed -n "${k}p")
+		name=${name##*/}
+		if ! PATCHES_UPTO=$k "$S/loop/apply.sh" >/dev/null 2>&1 ||
+		   ! "$S/loop/build.sh" >/dev/null 2>&1; then
+			result FAIL "bisect: $name does not build (log: $BUILD/build.log)"
+			continue
+		fi
+		progs=()
+		for f in $(git -C "$SRC" diff --name-only HEAD~1 -- tools/testing/selftests/net/ | grep '\.c$'); do
+			progs+=("$SRC/${f%.c}")
+		done
+		if [ ${#progs[@]} -ne 0 ] && ! compile_progs "${progs[@]}" >/dev/null 2>&1; then
+			result FAIL "bisect: $name: selftests do not build"
+			continue
+		fi
+		result OK "bisect: $name builds${progs:+ (and ${#progs[@]} selftest programs)}"
+	done
+fi
+"$S/loop/apply.sh" >/dev/null 2>&1 || true
+exit "$rc"
