@@ -17,10 +17,6 @@
 #include <ynl.h>
 #include "rt-addr-user.h"
 
-#ifndef IFA_F_FLUSH
-#define IFA_F_FLUSH	0x1000
-#endif
-
 /*
  * RTM_NEWADDR (with @nlflags, e.g. NLM_F_CREATE | NLM_F_EXCL) or
  * RTM_DELADDR of @local/@plen on @ifindex, with IFA_ADDRESS @address (the

@@ -10,11 +10,13 @@
 #
 # Self-test, first (CHECK_BISECT_SELFTEST=1: the self-test alone, seconds):
 # the compile above must use the prefix's uapi headers, not the host's.  A
-# probe that uses IFA_F_FLUSH from <linux/if_addr.h> (the selftests carry a
-# fallback define, so they cannot show it) is compiled the same way against the headers of the prefix before the patch that adds
-# IFA_F_FLUSH to include/uapi (it must fail, naming IFA_F_FLUSH) and of the
-# prefix with it (it must build; the host's headers lack the flag, so only
-# the prefix's can provide it).  Either outcome otherwise fails the check.
+# small probe that includes <linux/if_addr.h> and kselftest.h and uses
+# IFA_F_FLUSH, as the selftests do (ifa_flush itself also needs the YNL
+# library), is compiled the same way against the headers of the prefix
+# before the patch that adds IFA_F_FLUSH to include/uapi (it must fail,
+# naming IFA_F_FLUSH) and of the prefix with it (it must build; the
+# host's headers lack the flag, so only the prefix's can provide it).
+# Either outcome otherwise fails the check.
 set -u
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
