@@ -239,8 +239,22 @@ hash_files() {
 	cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1
 }
 
-# The kernel series: patches/*.patch without the cover letter.
+# The kernel series: one folder per series under patches/, N-TREE-TOPIC,
+# applied and sent in the order of N (scripts/series/export-series.sh);
+# patches/iproute2/ is not one of them.
+series_dirs() {
+	find "$TOP/patches" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*-net-*' | sort -V
+}
+
+# series_patches [DIR...]: the patches of those series (default: all, in
+# the order they apply), cover letters left out.
 series_patches() {
-	find "$TOP/patches" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-		! -name '0000-*' | sort
+	local d dirs
+	if [ $# -eq 0 ]; then
+		mapfile -t dirs < <(series_dirs)
+		set -- "${dirs[@]}"
+	fi
+	for d in "$@"; do
+		find "$d" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' | sort
+	done
 }

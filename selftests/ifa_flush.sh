@@ -21,9 +21,6 @@
 #     plain:    RTM_DELADDR of the primary, promote_secondaries=0;
 #     secfirst: RTM_DELADDR of each secondary, then of the primary,
 #               promote_secondaries=1.
-# - autojoin: multicast addresses added with autojoin leave their group
-#   whenever they are deleted: also a secondary deleted with its primary
-#   (plain, flag) and an address whose lifetime expires.
 #
 # On a kernel without IFA_F_FLUSH (probed with ifa_flusher -c, which
 # tries RTM_NEWADDR with the bit) the flag cases SKIP.
@@ -51,8 +48,7 @@
 #
 # and removes the subnets 10.1.0.0/24, 10.3.0.0/31, 10.4.0.100/32,
 # 10.4.1.1/32, 10.5.0.0/24, 10.6.0.0/24, 10.7.0.0/24, 10.8.0.0/24,
-# 10.9.0.0/24, 10.10.0.0/24 and 10.11.0.0/24 of d0.  autojoin: a dummy
-# device d0 with 239.1.1.1/24 and its secondary 239.1.1.2/24.
+# 10.9.0.0/24, 10.10.0.0/24 and 10.11.0.0/24 of d0.
 #
 # Expected runtime: about 20 s under QEMU/TCG (idle host).
 
@@ -66,7 +62,6 @@ ALL_TESTS="
 	test_flag_flush
 	test_route_calls
 	test_subnet_removal
-	test_autojoin
 "
 
 : "${IFA_FLUSH_N:=20}"
@@ -388,114 +383,6 @@ test_subnet_removal()
 	compare flag secfirst state
 	compare flag secfirst notif
 	log_test "subnet removal: flag = secfirst"
-}
-
-# autojoin_setup PROMOTE: namespace $ns with a multicast-capable d0 holding
-# 239.1.1.1/24 and its secondary 239.1.1.2/24, both added with autojoin.
-autojoin_setup()
-{
-	local promote=$1; shift
-
-	setup_ns ns || return
-	defer cleanup_ns "$ns"
-	ip -n "$ns" link add name d0 type dummy || return
-	ip -n "$ns" link set dev d0 multicast on up || return
-	ip netns exec "$ns" sysctl -qw \
-		"net.ipv4.conf.all.promote_secondaries=$promote" \
-		"net.ipv4.conf.d0.promote_secondaries=$promote" || return
-	ip -n "$ns" addr add 239.1.1.1/24 dev d0 autojoin || return
-	ip -n "$ns" addr add 239.1.1.2/24 dev d0 autojoin
-}
-
-# joined ADDR: the group is joined on d0 of $ns.
-joined()
-{
-	ip -n "$ns" -j maddr show dev d0 |
-		jq -e --arg a "$1" '[.[].maddr[] | select(.family == "inet" and
-			.address == $a)] | length == 1' >/dev/null
-}
-
-# no_addr: no IPv4 address on d0 of $ns.
-no_addr()
-{
-	ip -n "$ns" -j -4 addr show dev d0 |
-		jq -e '[.[].addr_info[]] | length == 0' >/dev/null
-}
-
-# autojoin_left ADDR/LEN: no address left, the group of ADDR left, and the
-# address can be added again with autojoin.
-autojoin_left()
-{
-	local addr=${1%/*}
-
-	no_addr
-	check_err $? "addresses left on d0"
-	! joined "$addr"
-	check_err $? "group $addr still joined"
-	ip -n "$ns" addr add "$1" dev d0 autojoin
-	check_err $? "adding $1 with autojoin again failed"
-	joined "$addr"
-	check_err $? "group $addr not joined after adding it again"
-}
-
-# autojoin_del METHOD PROMOTE: delete 239.1.1.1/24 and its secondary.
-autojoin_del()
-{
-	local method=$1; shift
-	local promote=$1; shift
-
-	RET=0
-	if ! autojoin_setup "$promote"; then
-		RET=1 retmsg="setup failed" log_test "autojoin: $method"
-		return
-	fi
-	joined 239.1.1.2
-	check_err $? "group 239.1.1.2 not joined"
-	if [[ $method == flag ]]; then
-		ip netns exec "$ns" ./ifa_flusher -m flag -o 239.1.1.0/24 d0 \
-			>/dev/null
-	else
-		ip -n "$ns" addr del 239.1.1.1/24 dev d0
-	fi
-	check_err $? "deleting 239.1.1.1/24 failed"
-	autojoin_left 239.1.1.2/24
-	log_test "autojoin: secondary deleted with primary, $method"
-}
-
-# An address whose valid lifetime expires is deleted by the kernel.
-autojoin_expire()
-{
-	RET=0
-	if ! autojoin_setup 0; then
-		RET=1 retmsg="setup failed" log_test "autojoin: lifetime"
-		return
-	fi
-	ip -n "$ns" addr del 239.1.1.2/24 dev d0 &&
-		ip -n "$ns" addr del 239.1.1.1/24 dev d0 &&
-		ip -n "$ns" addr add 239.1.1.1/24 dev d0 autojoin \
-			valid_lft 1 preferred_lft 1
-	check_err $? "adding 239.1.1.1/24 with a lifetime failed"
-	slowwait 10 no_addr
-	check_err $? "239.1.1.1/24 did not expire"
-	autojoin_left 239.1.1.1/24
-	log_test "autojoin: address whose lifetime expires"
-}
-
-test_autojoin()
-{
-	local ns
-
-	if ! command -v jq >/dev/null; then
-		log_test_skip "autojoin (jq not installed)"
-		return
-	fi
-	in_defer_scope autojoin_del plain 0
-	if ((FLAG)); then
-		in_defer_scope autojoin_del flag 1
-	else
-		log_test_skip "autojoin: secondary deleted with primary, flag"
-	fi
-	in_defer_scope autojoin_expire
 }
 
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }

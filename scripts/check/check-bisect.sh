@@ -70,7 +70,7 @@ selftest() {
 	for p in $(series_patches); do
 		k=$((k + 1))
 		if sed -n '/^+++ b\/include\/uapi\//,/^diff /p' "$p" | grep -q "^+#define[[:space:]]*$PROBE_SYM\b"; then
-			name=${p##*/}
+			name=${p#"$TOP"/patches/}
 			break
 		fi
 	done
@@ -101,7 +101,7 @@ selftest
 if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
 	for k in $(seq 1 "$n"); do
 		name=$(series_patches | sed -n "${k}p")
-		name=${name##*/}
+		name=${name#"$TOP"/patches/}
 		if ! PATCHES_UPTO=$k "$S/loop/apply.sh" >/dev/null 2>&1 ||
 		   ! "$S/loop/build.sh" >/dev/null 2>&1; then
 			result FAIL "bisect: $name does not build (log: $BUILD/build.log)"

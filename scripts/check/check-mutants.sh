@@ -3,12 +3,11 @@
 # Prove that the selftests fail where they must (`make check-mutants`):
 #
 #   base    the base kernel without the series (the selftests are still
-#           the series', as stable trees run mainline's): ifa_flush.sh must fail
-#           (autojoin groups of secondaries and of expired addresses are
-#           not left; its "plain = secfirst" comparison passes there, its
-#           flag cases skip); ifa_flush must pass with its flag cases
-#           skipped (the kernel stores IFA_F_FLUSH on RTM_NEWADDR: it does
-#           not know the flag);
+#           the series', as stable trees run mainline's): mc_autojoin.sh
+#           must fail (no autojoin group is left but on RTM_DELADDR of the
+#           address itself); ifa_flush.sh and ifa_flush must pass with
+#           their flag cases skipped (the kernel stores IFA_F_FLUSH on
+#           RTM_NEWADDR: it does not know the flag);
 #   mutant  the series plus the throwaway patches in scripts/check/mutations/
 #           (packet_set_ring() does not hook the socket again; the kernel
 #           ignores ip_early_demux; fib_del_ifaddr() takes the fast path
@@ -98,7 +97,7 @@ expect() {
 	done
 }
 
-expect base "ifa_flush.sh:fail ifa_flush:skip" \
+expect base "mc_autojoin.sh:fail ifa_flush.sh:skip ifa_flush:skip" \
 	SKIP_SERIES=1
 expect mutant "psock_ring_bind.sh:fail ip_early_demux.sh:fail
 	ifa_flush:fail ifa_flush.sh:fail" \

@@ -5,7 +5,9 @@
 # line; the lines are also written to $STATIC_KTAP for scripts/report.sh.
 #
 #  - checkpatch.pl --strict --codespell --max-line-length=80 on each patch
-#  - Signed-off-by on each patch, cover letter filled in
+#  - Signed-off-by on each patch, each series' cover letter filled in
+#  - each series applies on the base with only the series its cover letter
+#    names as prerequisites (one topic per series, the net fix first)
 #  - shellcheck on scripts/, selftests/ and .ci/run
 #  - the selftest sources in selftests/ are identical to what the series
 #    adds under tools/testing/selftests/net/ (and every one is in it)
@@ -49,7 +51,7 @@ spell=$(dpkg -L codespell 2>/dev/null | grep -m1 'codespell_lib/data/dictionary.
 cpcache=$CACHE/checkpatch
 mkdir -p "$cpcache"
 for p in "${patches[@]}"; do
-	name=${p##*/}
+	name=${p#"$TOP"/patches/}
 	key=$cpcache/$( (cat "$p"; sha256sum "$SRC/scripts/checkpatch.pl") | sha256sum | cut -d' ' -f1)
 	if [ -f "$key.rc" ]; then
 		cp "$key.out" "$tmp/cp"
@@ -71,15 +73,57 @@ for p in "${patches[@]}"; do
 	fp="^(CHECK|WARNING):TYPO_SPELLING: 'iif' may be misspelled"
 	[ "$(git -C "$SRC" rev-list --max-count=2 --count "$BASE_BRANCH")" -gt 1 ] ||
 		fp="$fp|^WARNING:UNKNOWN_COMMIT_ID: "
+	# A patch that only adds selftests under $NETDIR needs no MAINTAINERS
+	# change: NETWORKING [GENERAL] has "F: $NETDIR/".  (The series that
+	# apply on the base alone must not touch MAINTAINERS: their F: lines
+	# would sit next to the other series' and conflict.)
+	if ! grep -q '^+++ b/MAINTAINERS' "$p" &&
+		! grep '^+++ b/' "$p" | grep -q -v "^+++ b/$NETDIR/" &&
+		grep -q "^F:	$NETDIR/\$" "$SRC/MAINTAINERS"; then
+		fp="$fp|^WARNING:FILE_PATH_CHANGES: "
+	fi
 	grep -v -E "$fp" "$tmp/cp" |
 		grep -q -e '^WARNING' -e '^ERROR' -e '^CHECK' || rc=0
 	result "checkpatch $name" "$rc" "$tmp/cp"
 	grep -q '^Signed-off-by: ' "$p"
 	result "signed-off-by $name" $?
 done
-! grep -q -e '\*\*\* SUBJECT HERE' -e '\*\*\* BLURB HERE' "$TOP/patches/0000-cover-letter.patch" 2>/dev/null &&
-	[ -f "$TOP/patches/0000-cover-letter.patch" ]
-result "cover letter written" $?
+# Each series alone: its cover letter is written, and its patches apply
+# with `git am` on the base plus the series whose patches its cover letter
+# names as prerequisite-patch-id (matched by `git patch-id --stable` of
+# the patch files), in a scratch worktree shared with `make patches`.
+declare -A owner=()
+for d in $(series_dirs); do
+	for p in $(series_patches "$d"); do
+		owner[$(git patch-id --stable <"$p" | cut -d' ' -f1)]=$d
+	done
+done
+wt=$CACHE/export-wt
+if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	rm -rf "$wt"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$wt" "$BASE_BRANCH"
+fi
+for d in $(series_dirs); do
+	c=$d/0000-cover-letter.patch
+	[ -f "$c" ] && ! grep -q -e '\*\*\* SUBJECT HERE' -e '\*\*\* BLURB HERE' "$c"
+	result "cover letter written ${d##*/}" $?
+	deps=()
+	while read -r id; do
+		deps+=("${owner[$id]:-unknown prerequisite $id}")
+	done < <(sed -n 's/^prerequisite-patch-id: //p' "$c" 2>/dev/null)
+	mapfile -t deps < <(printf '%s\n' "${deps[@]}" | sed '/^$/d' | sort -u)
+	rc=0
+	git -C "$wt" am --abort >/dev/null 2>&1 || true
+	git -C "$wt" checkout -q -f --detach "$BASE_BRANCH" >"$tmp/alone" 2>&1 || rc=1
+	for p in $(series_patches "${deps[@]}" "$d"); do
+		[ "$rc" -eq 0 ] || break
+		git -C "$wt" -c core.hooksPath=/dev/null am -q -3 "$p" >>"$tmp/alone" 2>&1 ||
+			{ echo "${p#"$TOP"/} does not apply" >>"$tmp/alone"; rc=1; }
+	done
+	git -C "$wt" am --abort >/dev/null 2>&1 || true
+	result "${d##*/} applies on the base${deps[0]:+ after ${deps[*]##*/}}" "$rc" "$tmp/alone"
+done
 
 # Our scripts only: selftests/lib.sh is a link to the kernel's.
 mapfile -t shells < <(cd "$TOP" && find scripts selftests .ci -maxdepth 2 -type f \

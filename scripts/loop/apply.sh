@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Step 2: apply the kernel series (patches/NNNN-*.patch, cover letter and
-# patches/iproute2/ excluded) with `git am -3` on a fresh branch
+# Step 2: apply the kernel series (patches/N-TREE-TOPIC/NNNN-*.patch in
+# order, cover letters and patches/iproute2/ excluded) with `git am -3`,
+# all of them stacked, on a fresh branch
 # $SERIES_BRANCH from $BASE_BRANCH in $SRC.  When neither the base nor the
 # patches changed since the last run, the branch is reused as it is (git
 # rewrites only the files that differ, so the kernel build stays incremental).
@@ -10,7 +11,7 @@
 # appended with EXTRA_PATCHES="a.patch b.patch"; they are applied with
 # `git apply` and left uncommitted on top of the series.  SKIP_SERIES=1
 # leaves the series out (the base kernel, to show that the tests fail there);
-# PATCHES_UPTO=N applies the first N patches.
+# PATCHES_UPTO=N applies the first N patches (of all series, in order).
 set -eu
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -47,7 +48,7 @@ for p in "${patches[@]}"; do
 		git -C "$SRC" checkout -q -f "$BASE_BRANCH"
 		die "patch does not apply: ${p#"$TOP"/}"
 	fi
-	log "applied ${p##*/}"
+	log "applied ${p#"$TOP"/patches/}"
 done
 for p in "${extra[@]}"; do
 	git -C "$SRC" apply "$p" || die "extra patch does not apply: $p"
