@@ -155,12 +155,16 @@ for name in "${order[@]}"; do
 	git -C "$wt" format-patch -q --zero-commit --cover-letter --base="$BASE_BRANCH" \
 		--subject-prefix="PATCH $tree" -o "$tmp/$name" "$start..HEAD"
 	git -C "$DEV" log -1 --format=%B "${cover[$name]}" >"$tmp/$name.msg"
-	python3 - "$tmp/$name.msg" "$tmp/$name/0000-cover-letter.patch" <<'EOF'
+	# (dated as its cover commit, so that an unchanged series exports the
+	# same files again)
+	python3 - "$tmp/$name.msg" "$tmp/$name/0000-cover-letter.patch" \
+		"$(git -C "$DEV" log -1 --format=%aD "${cover[$name]}")" <<'EOF'
 import re, sys
 
 msg = open(sys.argv[1]).read()
 path = sys.argv[2]
 new = open(path).read()
+new = re.sub(r'^Date: .*$', 'Date: ' + sys.argv[3], new, count=1, flags=re.M)
 subj, _, body = msg.partition('\n\n')
 trailers = dict(re.findall(r'^(Series|Depends|Change-id): (\S+)$', body, re.M))
 blurb = re.sub(r'^(Series|Depends|Change-id): \S+\n?', '', body, flags=re.M)
