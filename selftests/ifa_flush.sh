@@ -58,6 +58,8 @@
 # shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
 source lib.sh
 
+FLUSHER=$(dirname "$0")/ifa_flusher
+
 ALL_TESTS="
 	test_flag_flush
 	test_route_calls
@@ -125,7 +127,7 @@ flush()
 	local expected=$1; shift
 	local out
 
-	out=$(ip netns exec "$NS" ./ifa_flusher -m "$mode" "$DEV")
+	out=$(ip netns exec "$NS" "$FLUSHER" -m "$mode" "$DEV")
 	check_err $? "ifa_flusher -m $mode failed: $out"
 	[[ $out == "$expected" ]]
 	check_err $? "ifa_flusher -m $mode: \"$out\", expected \"$expected\""
@@ -186,7 +188,7 @@ route_calls()
 	fi
 	add_addrs "$N" 0
 	check_err $? "adding $N addresses failed"
-	out=$(ip netns exec "$NS" ./ifa_flusher -r -m flag "$DEV")
+	out=$(ip netns exec "$NS" "$FLUSHER" -r -m flag "$DEV")
 	check_err $? "ifa_flusher -r -m flag failed: $out"
 	[[ $out == *" newroute 0 delroute "* ]]
 	check_err $? "ifa_flusher -r -m flag: \"$out\", expected newroute 0"
@@ -315,7 +317,7 @@ remove_subnets()
 	sync_monitor "$ns" 192.0.2.98 || return
 
 	for subnet in $SUBNETS; do
-		out=$(ip netns exec "$ns" ./ifa_flusher \
+		out=$(ip netns exec "$ns" "$FLUSHER" \
 			-m "${method/plain/dump}" -o "$subnet" d0) || rc=1
 		[[ $out == *" failed 0 left 0" ]] || rc=1
 		[[ $rc -eq 0 ]] || {
@@ -386,13 +388,18 @@ test_subnet_removal()
 }
 
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
-[[ -x ./ifa_flusher ]] || { echo "SKIP: no ./ifa_flusher"; exit "$ksft_skip"; }
+[[ -x $FLUSHER ]] || { echo "SKIP: $FLUSHER not built"; exit "$ksft_skip"; }
 
 WORKDIR=$(mktemp -d)
 trap 'defer_scopes_cleanup; cleanup_all_ns; rm -rf "$WORKDIR"' EXIT
 
+# As lib.sh has it: a netns that cannot be created is a missing dependency
+# (ksft_skip), in every script of this series; the cases make their own.
+setup_ns PROBE_NS || exit
+cleanup_ns "$PROBE_NS"
+
 # Does the kernel know IFA_F_FLUSH?  (exit 4 if not)
-./ifa_flusher -c
+"$FLUSHER" -c
 case $? in
 0) FLAG=1 ;; "$ksft_skip") FLAG=0 ;; *) exit "$ksft_fail" ;;
 esac

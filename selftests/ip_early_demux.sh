@@ -91,14 +91,24 @@ configure()
 
 setup()
 {
-	local idx
+	local idx inum
 
+	# As lib.sh has it: a netns that cannot be created is a missing
+	# dependency (ksft_skip), in every script of this series.
 	setup_ns RX TX || exit
 	defer cleanup_all_ns
 
-	# The IPv6 lookups are told apart by the receiving ifindex: make it
-	# unlikely to exist in another netns.
-	idx=$(((1 << 30) + (RANDOM << 15) + RANDOM))
+	# The FIB lookup events are told apart by the receiving ifindex, the
+	# tracepoints being global: it must exist in no other netns.  The
+	# kernel allocates indexes per netns counting up from 1
+	# (dev_index_reserve()), so one from 2^30 up is only taken by a device
+	# created with that index; and this one differs from the index of
+	# every other copy of this test running at the same time: it is the
+	# receiver's netns inode number (unique among live namespaces, from
+	# 0xf0000000 up) in the low 30 bits.
+	inum=$(stat -L -c %i "/run/netns/$RX") ||
+		{ echo "FAIL: no inode for netns $RX"; exit "$ksft_fail"; }
+	idx=$(((1 << 30) | (inum & ((1 << 30) - 1))))
 	ip -n "$RX" link add name "$RX_DEV" index "$idx" address "$RX_MAC" \
 		type veth peer name "$TX_DEV" netns "$TX" address "$TX_MAC" ||
 		{ echo "FAIL: cannot add a veth pair"; exit "$ksft_fail"; }

@@ -35,6 +35,7 @@
 
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -60,8 +61,12 @@
 #define MAX_STEPS	8
 #define MAX_FRAMES	(MAX_STEPS * BATCH)
 #define FRAME_SIZE	512
-#define RING_BLOCKS	4	/* of a page: more frames than MAX_FRAMES */
+#define RING_BLOCKS	4	/* of a page: at least MAX_FRAMES frames */
 #define FENCE_TIMEOUT_S	10	/* safety net only */
+
+/* The ring holds every frame of a case, with pages of 4 KiB or more. */
+static_assert(RING_BLOCKS * (4096 / FRAME_SIZE) >= MAX_FRAMES,
+	      "ring too small for MAX_FRAMES frames");
 
 enum op { OP_END, OP_RING, OP_UNRING, OP_TX_RING, OP_BIND, OP_SEND };
 

@@ -14,6 +14,7 @@
 # shellcheck disable=SC1091,SC2154
 source lib.sh
 
+BIN=$(dirname "$0")/psock_ring_bind
 IF1=psrb1
 IF2=psrb2
 
@@ -34,15 +35,19 @@ if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP: need root"
 	exit "$ksft_skip"
 fi
-for cmd in ./psock_ring_bind jq; do
-	if ! command -v "$cmd" >/dev/null; then
-		echo "SKIP: $cmd not found"
-		exit "$ksft_skip"
-	fi
-done
+if [[ ! -x $BIN ]]; then
+	echo "SKIP: $BIN not built"
+	exit "$ksft_skip"
+fi
+if ! command -v jq >/dev/null; then
+	echo "SKIP: jq not installed"
+	exit "$ksft_skip"
+fi
 
 trap defer_scopes_cleanup EXIT
-setup_ns NS || exit "$ksft_fail"
+# As lib.sh has it: a netns that cannot be created is a missing dependency
+# (ksft_skip), in every script of this series.
+setup_ns NS || exit
 defer cleanup_ns "$NS"
 ip -n "$NS" link add "$IF1" type veth peer name "$IF2" || exit "$ksft_fail"
 ip -n "$NS" link set "$IF1" up || exit "$ksft_fail"
@@ -58,4 +63,4 @@ for dev in "$IF1" "$IF2"; do
 		exit "$ksft_fail"
 done
 
-ip netns exec "$NS" env PSOCK_IF1="$IF1" PSOCK_IF2="$IF2" ./psock_ring_bind
+ip netns exec "$NS" env PSOCK_IF1="$IF1" PSOCK_IF2="$IF2" "$BIN"
