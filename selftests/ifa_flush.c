@@ -22,6 +22,11 @@
  * rejecting it: the tests of the flag SKIP there (probed on RTM_NEWADDR,
  * not on the delete path they test).
  *
+ * RTM_DELADDR with NLM_F_BULK deletes every IPv4 address of the device
+ * (promoting none), and rejects with an extack message what it does not
+ * support: any attribute, other header fields, no device, IPv6.  A kernel
+ * that says "Bulk delete is not supported" SKIPs those tests.
+ *
  * Expected runtime: about 1 s under QEMU/TCG.
  */
 #define _GNU_SOURCE
@@ -703,22 +708,24 @@ TEST_F(promote, flag_is_per_request)
 }
 
 /*
- * The offset, from its netlink header, of the IFA_FLAGS attribute of the
+ * The offset, from its netlink header, of the attribute @type of the
  * request @ys sent last, as the kernel counts NLMSGERR_ATTR_OFFS; 0 if the
  * request has none.  YNL keeps that request in ys->nlh until the next one
  * (its own extack decoding walks it there to name the bad attribute).
  */
-static unsigned int sent_flags_offs(const struct ynl_sock *ys)
+static unsigned int sent_attr_offs(const struct ynl_sock *ys, int type)
 {
 	const struct nlmsghdr *nlh = ys->nlh;
 	unsigned int off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifaddrmsg));
 
 	while (off + NLA_HDRLEN <= nlh->nlmsg_len) {
-		const struct nlattr *a = (const void *)((const char *)nlh + off);
+		const struct nlattr *a;
 
-		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > nlh->nlmsg_len)
+		a = (const void *)((const char *)nlh + off);
+		if (a->nla_len < NLA_HDRLEN ||
+		    off + a->nla_len > nlh->nlmsg_len)
 			return 0;
-		if ((a->nla_type & NLA_TYPE_MASK) == IFA_FLAGS)
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
 			return off;
 		off += NLA_ALIGN(a->nla_len);
 	}
@@ -732,7 +739,7 @@ static unsigned int sent_flags_offs(const struct ynl_sock *ys)
  */
 static void expect_flag_msg(struct __test_metadata *_metadata, struct ctx *c)
 {
-	unsigned int offs = sent_flags_offs(c->addr);
+	unsigned int offs = sent_attr_offs(c->addr, IFA_FLAGS);
 
 	EXPECT_TRUE(!!strstr(c->addr->err.msg, FLAG_MSG))
 		TH_LOG("extack: %s", c->addr->err.msg);
@@ -853,6 +860,126 @@ TEST_F(requests, ipv6_flag_del)
 	expect_ev_type(_metadata, &s, RTM_DELADDR, AF_INET6, del);
 	expect_events(_metadata, &s, AF_INET, NULL, NULL);
 
+	snap_take(_metadata, &self->c, &s, AF_INET);
+	expect_layout(_metadata, &s, untouched);
+}
+
+/* The extack message of a bulk delete's kernel without support for it. */
+#define BULK_NOTSUPP	"Bulk delete is not supported"
+
+/*
+ * RTM_DELADDR with NLM_F_BULK of @family on @ifindex, with @plen in the
+ * header and IFA_LOCAL @local if not NULL: 0 or -errno.
+ */
+static int bulk_req(struct ctx *c, int family, int ifindex, int plen,
+		    const char *local)
+{
+	struct rt_addr_deladdr_req *req;
+	unsigned char l[4];
+	int ret;
+
+	if (local && inet_pton(AF_INET, local, l) != 1)
+		return -EINVAL;
+	req = rt_addr_deladdr_req_alloc();
+	if (!req)
+		return -ENOMEM;
+	rt_addr_deladdr_req_set_nlflags(req, NLM_F_BULK);
+	req->_hdr.ifa_family = family;
+	req->_hdr.ifa_prefixlen = plen;
+	req->_hdr.ifa_index = ifindex;
+	if (local)
+		rt_addr_deladdr_req_set_local(req, l, sizeof(l));
+	ret = rt_addr_deladdr(c->addr, req);
+	rt_addr_deladdr_req_free(req);
+	return ret ? -(int)(c->addr->err.code ?: EIO) : 0;
+}
+
+/*
+ * A bulk delete that the kernel must refuse with -EINVAL and @msg, and
+ * that leaves everything as it was.  False if the test SKIPs: a kernel
+ * without bulk delete.
+ */
+static bool bulk_einval(struct __test_metadata *_metadata, struct ctx *c,
+			int ifindex, int plen, const char *local,
+			const char *msg)
+{
+	struct snap s;
+	int err;
+
+	err = bulk_req(c, AF_INET, ifindex, plen, local);
+	if (err == -EOPNOTSUPP && strstr(c->addr->err.msg, BULK_NOTSUPP))
+		SKIP(return false, "kernel without bulk RTM_DELADDR");
+	EXPECT_EQ(-EINVAL, err);
+	EXPECT_TRUE(!!strstr(c->addr->err.msg, msg))
+		TH_LOG("extack: %s", c->addr->err.msg);
+	snap_take(_metadata, c, &s, AF_INET);
+	expect_layout(_metadata, &s, untouched);
+	expect_events(_metadata, &s, AF_INET, NULL, NULL);
+	return true;
+}
+
+/*
+ * One bulk RTM_DELADDR empties the device: each address gets its
+ * RTM_DELADDR notification, none is promoted (no RTM_NEWADDR), no route
+ * of the device is left.
+ */
+TEST_F(requests, bulk_all)
+{
+	static const char * const gone[NSUBNETS] = { "----", "--", "-" };
+	static const char * const del[] = {
+		"10.1.0.1/24", "10.1.0.2/24", "10.1.0.3/24", "10.1.0.4/24",
+		"10.2.0.1/24", "10.2.0.2/24", "10.1.7.1/16", NULL
+	};
+	struct snap s;
+	int err;
+
+	err = bulk_req(&self->c, AF_INET, self->c.ifindex, 0, NULL);
+	if (err == -EOPNOTSUPP && strstr(self->c.addr->err.msg, BULK_NOTSUPP))
+		SKIP(return, "kernel without bulk RTM_DELADDR");
+	ASSERT_EQ(0, err) TH_LOG("bulk delete: %s", self->c.addr->err.msg);
+	snap_take(_metadata, &self->c, &s, AF_INET);
+	expect_layout(_metadata, &s, gone);
+	EXPECT_EQ(0, s.rts.n) TH_LOG("%d routes of the device left", s.rts.n);
+	expect_events(_metadata, &s, AF_INET, del, NULL);
+}
+
+/* No filter is defined: an attribute is refused, and named as the fault. */
+TEST_F(requests, bulk_attr_einval)
+{
+	unsigned int offs;
+
+	if (!bulk_einval(_metadata, &self->c, self->c.ifindex, 0, "10.1.0.1",
+			 "ipv4: Bulk delete does not support attributes"))
+		return;
+	offs = sent_attr_offs(self->c.addr, IFA_LOCAL);
+	ASSERT_NE(0u, offs) TH_LOG("no IFA_LOCAL in the request sent");
+	EXPECT_EQ(offs, self->c.addr->err.attr_offs)
+		TH_LOG("bad attribute at offset %u, IFA_LOCAL at %u",
+		       self->c.addr->err.attr_offs, offs);
+}
+
+TEST_F(requests, bulk_header_einval)
+{
+	bulk_einval(_metadata, &self->c, self->c.ifindex, 24, NULL,
+		    "ipv4: Bulk delete takes ifa_index only");
+}
+
+TEST_F(requests, bulk_no_dev_einval)
+{
+	bulk_einval(_metadata, &self->c, 0, 0, NULL,
+		    "ipv4: Bulk delete needs a device");
+}
+
+/* IPv6 has no bulk delete: the generic refusal, nothing deleted. */
+TEST_F(requests, bulk_ipv6_unsupported)
+{
+	struct snap s;
+	int err;
+
+	err = bulk_req(&self->c, AF_INET6, self->c.ifindex, 0, NULL);
+	EXPECT_EQ(-EOPNOTSUPP, err);
+	EXPECT_TRUE(!!strstr(self->c.addr->err.msg, BULK_NOTSUPP))
+		TH_LOG("extack: %s", self->c.addr->err.msg);
 	snap_take(_metadata, &self->c, &s, AF_INET);
 	expect_layout(_metadata, &s, untouched);
 }

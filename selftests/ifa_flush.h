@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What ifa_flush and ifa_flusher share: address requests through the YNL
- * rt-addr family, joining rtnetlink groups, and the question whether the
- * kernel knows IFA_F_FLUSH.
+ * rt-addr family (one address, or all of a device with NLM_F_BULK),
+ * joining rtnetlink groups, and the question whether the kernel knows
+ * IFA_F_FLUSH.
  */
 #ifndef IFA_FLUSH_H
 #define IFA_FLUSH_H
@@ -68,6 +69,26 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 		rt_addr_deladdr_req_free(req);
 	}
 	/* err.code is 0 if the request could not even be sent */
+	return ret ? -(int)(ys->err.code ?: EIO) : 0;
+}
+
+/*
+ * RTM_DELADDR with NLM_F_BULK of every IPv4 address of @ifindex: 0, or
+ * -errno from the kernel (-EOPNOTSUPP with "Bulk delete is not supported"
+ * on a kernel without it).
+ */
+static inline int ifa_bulk_del(struct ynl_sock *ys, int ifindex)
+{
+	struct rt_addr_deladdr_req *req = rt_addr_deladdr_req_alloc();
+	int ret;
+
+	if (!req)
+		return -ENOMEM;
+	rt_addr_deladdr_req_set_nlflags(req, NLM_F_BULK);
+	req->_hdr.ifa_family = AF_INET;
+	req->_hdr.ifa_index = ifindex;
+	ret = rt_addr_deladdr(ys, req);
+	rt_addr_deladdr_req_free(req);
 	return ret ? -(int)(ys->err.code ?: EIO) : 0;
 }
 

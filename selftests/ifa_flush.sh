@@ -21,9 +21,15 @@
 #     plain:    RTM_DELADDR of the primary, promote_secondaries=0;
 #     secfirst: RTM_DELADDR of each secondary, then of the primary,
 #               promote_secondaries=1.
+# - bulk: one RTM_DELADDR with NLM_F_BULK empties a device of N addresses
+#   (one subnet, /24s, /32s) with one RTM_DELADDR notification each and
+#   no route added back, and leaves the same addresses and routes as
+#   deleting every address of d0 in dump order with promote_secondaries=0
+#   over the layouts of subnet_removal.
 #
 # On a kernel without IFA_F_FLUSH (probed with ifa_flusher -c, which
-# tries RTM_NEWADDR with the bit) the flag cases SKIP.
+# tries RTM_NEWADDR with the bit) the flag cases SKIP; on one that says
+# "Bulk delete is not supported", the bulk cases SKIP.
 #
 # Topology: a namespace per case.  flag_flush and route_calls: a dummy
 # device ifaf0 with N (IFA_FLUSH_N, 20) addresses.  subnet_removal: dummy
@@ -64,6 +70,7 @@ ALL_TESTS="
 	test_flag_flush
 	test_route_calls
 	test_subnet_removal
+	test_bulk
 "
 
 : "${IFA_FLUSH_N:=20}"
@@ -87,7 +94,8 @@ setup_dev()
 }
 
 # add_addrs COUNT PER_SUBNET: COUNT addresses, all in 10.0.0.0/16 when
-# PER_SUBNET is 0, else PER_SUBNET in each of 10.0.0.0/24, 10.0.1.0/24...
+# PER_SUBNET is 0, each a /32 of its own when it is 1, else PER_SUBNET in
+# each of 10.0.0.0/24, 10.0.1.0/24...
 add_addrs()
 {
 	local count=$1; shift
@@ -95,7 +103,9 @@ add_addrs()
 	local i addr
 
 	for ((i = 0; i < count; i++)); do
-		if ((per)); then
+		if ((per == 1)); then
+			addr=10.0.$((i / 250)).$((i % 250 + 1))/32
+		elif ((per)); then
 			addr=10.0.$((i / per)).$((i % per + 1))/24
 		else
 			addr=10.0.$((i / 250)).$((i % 250 + 1))/16
@@ -119,17 +129,23 @@ check_empty()
 	check_err $? "routes left on $DEV: $out"
 }
 
-# flush MODE EXPECTED: flush $DEV with ifa_flusher -m MODE and check its
-# report "found .. deleted .. gone .. failed .. left ..".
+# flush MODE EXPECTED [-r NOTIF]: flush $DEV with ifa_flusher -m MODE and
+# check its report "found .. deleted .. gone .. failed .. left .." (with
+# -r, followed by the notification counts, matched as the pattern NOTIF).
 flush()
 {
 	local mode=$1; shift
 	local expected=$1; shift
-	local out
+	local opts=() out
 
-	out=$(ip netns exec "$NS" "$FLUSHER" -m "$mode" "$DEV")
+	if [[ ${1:-} == -r ]]; then
+		opts=(-r)
+		expected="$expected $2"
+	fi
+	out=$(ip netns exec "$NS" "$FLUSHER" "${opts[@]}" -m "$mode" "$DEV")
 	check_err $? "ifa_flusher -m $mode failed: $out"
-	[[ $out == "$expected" ]]
+	# shellcheck disable=SC2053 # the -r part is a pattern
+	[[ $out == $expected ]]
 	check_err $? "ifa_flusher -m $mode: \"$out\", expected \"$expected\""
 }
 
@@ -291,14 +307,21 @@ sync_monitor()
 	return 1
 }
 
-# remove_subnets METHOD PROMOTE: remove $SUBNETS of d0 with ifa_flusher
-# -m METHOD in a new namespace; writes $WORKDIR/state.METHOD and
-# $WORKDIR/notif.METHOD.
+# remove_subnets METHOD PROMOTE [all]: remove $SUBNETS of d0 (with "all":
+# every address of d0) with ifa_flusher -m METHOD in a new namespace;
+# writes $WORKDIR/state.TAG and $WORKDIR/notif.TAG, TAG being METHOD (with
+# "all": METHOD-all).
 remove_subnets()
 {
 	local method=$1; shift
 	local promote=$1; shift
-	local ns subnet out rc=0 mpid d
+	local subnets=$SUBNETS tag=$method
+	local ns subnet out rc=0 mpid d opts
+
+	if [[ ${1:-} == all ]]; then
+		subnets=all
+		tag=$method-all
+	fi
 
 	setup_ns ns || return
 	defer cleanup_ns "$ns"
@@ -316,9 +339,10 @@ remove_subnets()
 	defer kill_process "$mpid"
 	sync_monitor "$ns" 192.0.2.98 || return
 
-	for subnet in $SUBNETS; do
-		out=$(ip netns exec "$ns" "$FLUSHER" \
-			-m "${method/plain/dump}" -o "$subnet" d0) || rc=1
+	for subnet in $subnets; do
+		opts=(-m "${method/plain/dump}")
+		[[ $subnet == all ]] || opts+=(-o "$subnet")
+		out=$(ip netns exec "$ns" "$FLUSHER" "${opts[@]}" d0) || rc=1
 		[[ $out == *" failed 0 left 0" ]] || rc=1
 		[[ $rc -eq 0 ]] || {
 			echo "# $method $subnet: $out"
@@ -328,13 +352,13 @@ remove_subnets()
 	sync_monitor "$ns" 192.0.2.99 || return
 
 	state "$ns" | grep -v -F -e 192.0.2.98 -e 192.0.2.99 \
-		>"$WORKDIR/state.$method"
+		>"$WORKDIR/state.$tag"
 	# ip -o monitor puts one notification on a line; the sentinel's
 	# own address and routes are not part of the comparison.  Sorted,
 	# not deduplicated: a notification sent twice is a difference.
 	grep -v -F -e 192.0.2.98 -e 192.0.2.99 "$WORKDIR/mon.$ns" |
 		sed -e 's/\\ *valid_lft.*//' -e 's/  */ /g' | sort \
-		>"$WORKDIR/notif.$method"
+		>"$WORKDIR/notif.$tag"
 }
 
 # compare A B WHAT: the files $WORKDIR/WHAT.A and $WORKDIR/WHAT.B agree.
@@ -387,6 +411,60 @@ test_subnet_removal()
 	log_test "subnet removal: flag = secfirst"
 }
 
+# bulk_flush PROMOTE: one bulk RTM_DELADDR empties a device of N addresses
+# in one subnet, in /24 subnets of five and in /32s, sends one RTM_DELADDR
+# notification per address and adds no route back.
+bulk_flush()
+{
+	local promote=$1; shift
+	local per desc
+
+	if ! setup_dev "$promote"; then
+		RET=1 retmsg="cannot create $DEV" \
+			log_test "bulk flush, promote_secondaries=$promote"
+		return
+	fi
+	for per in 0 5 1; do
+		case $per in
+		0) desc="1 subnet" ;;
+		1) desc="/32s" ;;
+		*) desc="/24s of $per" ;;
+		esac
+		RET=0
+		add_addrs "$N" "$per"
+		check_err $? "adding $N addresses failed"
+		flush bulk "found $N deleted $N gone 0 failed 0 left 0" -r \
+			"newroute 0 delroute * deladdr $N"
+		check_empty
+		log_test "bulk flush: $N addrs, $desc, promote=$promote"
+	done
+}
+
+# A bulk delete of every address of d0 leaves the same addresses and
+# routes as deleting them one by one in dump order with
+# promote_secondaries=0, over the layouts of subnet_removal; d1 keeps its
+# own.
+test_bulk()
+{
+	if ((!BULK)); then
+		log_test_skip "bulk flush (no bulk RTM_DELADDR)"
+		return
+	fi
+	in_defer_scope bulk_flush 1
+	in_defer_scope bulk_flush 0
+	if ! command -v jq >/dev/null; then
+		log_test_skip "bulk = plain (jq not installed)"
+		return
+	fi
+	RET=0
+	in_defer_scope remove_subnets plain 0 all
+	check_err $? "deleting every address of d0 one by one failed"
+	in_defer_scope remove_subnets bulk 1 all
+	check_err $? "the bulk delete of d0 failed"
+	compare plain-all bulk-all state
+	log_test "bulk = plain deletes in dump order, promote_secondaries=0"
+}
+
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
 [[ -x $FLUSHER ]] || { echo "SKIP: $FLUSHER not built"; exit "$ksft_skip"; }
 
@@ -403,6 +481,22 @@ cleanup_ns "$PROBE_NS"
 case $? in
 0) FLAG=1 ;; "$ksft_skip") FLAG=0 ;; *) exit "$ksft_fail" ;;
 esac
+
+# Does it take NLM_F_BULK on RTM_DELADDR?  A kernel without it says "Bulk
+# delete is not supported" (since 5.19).
+bulk_probe()
+{
+	local out
+
+	setup_dev 0 || return
+	out=$(ip netns exec "$NS" "$FLUSHER" -m bulk "$DEV" 2>&1)
+	case $out in
+	"found 0 deleted 0 gone 0 failed 0 left 0") BULK=1 ;;
+	*"Bulk delete is not supported"*) BULK=0 ;;
+	*) echo "# bulk probe: $out"; return 1 ;;
+	esac
+}
+in_defer_scope bulk_probe || exit "$ksft_fail"
 
 tests_run
 exit "$EXIT_STATUS"

@@ -3,7 +3,7 @@
  * ifa_flusher: empty a device (or one subnet of it) of its IPv4 addresses
  * through the YNL rt-addr family, for ifa_flush.sh.
  *
- *   ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN] [-r] DEV
+ *   ifa_flusher [-m dump|secfirst|flag|bulk] [-o ADDR/LEN] [-r] DEV
  *	Dump the IPv4 addresses of DEV (with -o, only those of the subnet
  *	ADDR/LEN: prefix length LEN and IFA_ADDRESS, the peer if there is
  *	one, in ADDR/LEN) and delete them one RTM_DELADDR at a time:
@@ -11,15 +11,16 @@
  *	secfirst: secondaries first, then primaries (the userspace-only
  *		  way to avoid promotions);
  *	flag:     in dump order with IFA_F_FLUSH in IFA_FLAGS, so that
- *		  deleting a primary also deletes its secondaries.
+ *		  deleting a primary also deletes its secondaries;
+ *	bulk:     all of them with one RTM_DELADDR with NLM_F_BULK (no -o).
  *	An address already removed together with its primary
  *	(EADDRNOTAVAIL) is counted as gone.  Prints the numbers of addresses
  *	found, deleted, gone, failed and left; exits 0 only if no request
  *	failed otherwise and a final dump shows none left.  With -r, also
- *	counts the IPv4 route notifications (RTM_NEWROUTE, RTM_DELROUTE) of
- *	the network namespace: the kernel sends those a request causes
- *	before its ack, so reading them after each ack counts them exactly;
- *	a lost notification is an error.
+ *	counts the IPv4 route notifications (RTM_NEWROUTE, RTM_DELROUTE) and
+ *	the RTM_DELADDR notifications of the network namespace: the kernel
+ *	sends those a request causes before its ack, so reading them after
+ *	each ack counts them exactly; a lost notification is an error.
  *
  *   ifa_flusher -c
  *	Whether the kernel knows IFA_F_FLUSH, asked in a network namespace
@@ -61,27 +62,28 @@ struct addr_list {
 
 static struct ynl_sock *ys;
 static struct ynl_sock *rt;	/* route notifications, with -r */
-static unsigned long rt_new, rt_del;
+static struct ynl_sock *at;	/* address notifications, with -r */
+static unsigned long rt_new, rt_del, at_del;
 static int ifindex;
 
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: ifa_flusher [-m dump|secfirst|flag] [-o ADDR/LEN] [-r] DEV\n"
+		"usage: ifa_flusher [-m dump|secfirst|flag|bulk] [-o ADDR/LEN] [-r] DEV\n"
 		"       ifa_flusher -c\n");
 	exit(2);
 }
 
-/* Count the queued route notifications; -1 if some were lost. */
+/* Count the queued notifications; -1 if some were lost. */
 static int rt_drain(void)
 {
 	struct ynl_ntf_base_type *ntf;
 
 	if (!rt)
 		return 0;
-	if (ynl_ntf_check(rt) < 0) {
+	if (ynl_ntf_check(rt) < 0 || ynl_ntf_check(at) < 0) {
 		/* e.g. ENOBUFS: some were lost, the counts would be wrong */
-		perror("route notifications");
+		perror("notifications");
 		return -1;
 	}
 	while ((ntf = ynl_ntf_dequeue(rt))) {
@@ -89,6 +91,11 @@ static int rt_drain(void)
 			rt_new++;
 		else if (ntf->cmd == RTM_DELROUTE)
 			rt_del++;
+		ynl_ntf_free(ntf);
+	}
+	while ((ntf = ynl_ntf_dequeue(at))) {
+		if (ntf->cmd == RTM_DELADDR)
+			at_del++;
 		ynl_ntf_free(ntf);
 	}
 	return 0;
@@ -161,13 +168,23 @@ static int do_flush(const char *mode, const char *only)
 	unsigned int i, pass, deleted = 0, gone = 0, failed = 0, found;
 	__u32 flags = strcmp(mode, "flag") ? 0 : IFA_F_FLUSH;
 	bool secfirst = !strcmp(mode, "secfirst");
+	bool bulk = !strcmp(mode, "bulk");
+	/* secfirst: the secondaries in a first pass, the primaries next */
+	unsigned int passes = secfirst ? 2 : bulk ? 0 : 1;
 	struct addr_list l = {};
 
 	if (dump_addrs(only, &l))
 		return 1;
 	found = l.n;
-	/* secfirst: the secondaries in a first pass, the primaries next */
-	for (pass = 0; pass < (secfirst ? 2u : 1u); pass++) {
+	if (bulk) {
+		if (ifa_bulk_del(ys, ifindex)) {
+			failed = 1;
+			fprintf(stderr, "bulk delete: %s\n", ys->err.msg);
+		}
+		if (rt_drain())
+			return 1;
+	}
+	for (pass = 0; pass < passes; pass++) {
 		for (i = 0; i < found; i++) {
 			const struct addr *a = &l.a[i];
 			int err;
@@ -191,10 +208,13 @@ static int do_flush(const char *mode, const char *only)
 	}
 	if (dump_addrs(only, &l))
 		return 1;
+	if (bulk && !failed)
+		deleted = found - l.n;
 	printf("found %u deleted %u gone %u failed %u left %u", found,
 	       deleted, gone, failed, l.n);
 	if (rt)
-		printf(" newroute %lu delroute %lu", rt_new, rt_del);
+		printf(" newroute %lu delroute %lu deladdr %lu", rt_new, rt_del,
+		       at_del);
 	printf("\n");
 	free(l.a);
 	return failed || l.n ? 1 : 0;
@@ -231,7 +251,7 @@ int main(int argc, char **argv)
 		case 'm':
 			mode = optarg;
 			if (strcmp(mode, "dump") && strcmp(mode, "secfirst") &&
-			    strcmp(mode, "flag"))
+			    strcmp(mode, "flag") && strcmp(mode, "bulk"))
 				print_usage();
 			break;
 		case 'o':
@@ -245,6 +265,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (check ? optind != argc : optind != argc - 1)
+		print_usage();
+	if (only && !strcmp(mode, "bulk"))
 		print_usage();
 	if (!check) {
 		ifindex = if_nametoindex(argv[optind]);
@@ -274,10 +296,21 @@ int main(int argc, char **argv)
 			perror("RTNLGRP_IPV4_ROUTE");
 			return 1;
 		}
+		at = ynl_sock_create(&ynl_rt_addr_family, &yerr);
+		if (!at) {
+			fprintf(stderr, "rt-addr: %s\n", yerr.msg);
+			return 1;
+		}
+		if (ifa_join(at, RTNLGRP_IPV4_IFADDR)) {
+			perror("RTNLGRP_IPV4_IFADDR");
+			return 1;
+		}
 	}
 	ret = check ? do_check() : do_flush(mode, only);
-	if (rt)
+	if (rt) {
 		ynl_sock_destroy(rt);
+		ynl_sock_destroy(at);
+	}
 	ynl_sock_destroy(ys);
 	return ret;
 }
