@@ -961,7 +961,7 @@ TEST_F(requests, bulk_attr_einval)
 TEST_F(requests, bulk_header_einval)
 {
 	bulk_einval(_metadata, &self->c, self->c.ifindex, 24, NULL,
-		    "ipv4: Bulk delete takes ifa_index only");
+		    "ipv4: Bulk delete uses ifa_index only");
 }
 
 TEST_F(requests, bulk_no_dev_einval)
