@@ -26,6 +26,7 @@
 #   flag      flush_bench -m flag: dump order with IFA_F_FLUSH, every
 #             address (the later ones are gone: EADDRNOTAVAIL);
 #   flagprim  flush_bench -m flagprim: the primaries only, with the flag;
+#   bulk      flush_bench -m bulk: one RTM_DELADDR with NLM_F_BULK;
 #   ipnew     "ip -4 addr flush dev D" with the iproute2 companion patch
 #             (patches/iproute2/), when BENCH_IP_PATCHED names that ip
 #             binary (built by the user beside this repository).
@@ -39,7 +40,7 @@
 #   BENCH_RFC      sizes of the /24 layout ("10000 20000 40000")
 #   BENCH_HOST     sizes of the /32 layout ("10000 20000 40000")
 #   BENCH_PER      addresses per /24 subnet (250)
-#   BENCH_METHODS  the methods ("ip secfirst plain flag flagprim", and
+#   BENCH_METHODS  the methods ("ip secfirst plain flag flagprim bulk", and
 #                  ipnew with BENCH_IP_PATCHED)
 #   BENCH_IP_PATCHED  path of an ip built with the companion patch
 #   BENCH_IP_MAX   skip the stock ip flush of the rfc and host layouts when
@@ -72,7 +73,7 @@ BENCH_PROFILE=${BENCH_PROFILE:-0}
 NS=bench-flush-$$
 DEV=bf0
 BENCH_IP_PATCHED=${BENCH_IP_PATCHED:-}
-METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim${BENCH_IP_PATCHED:+ ipnew}}
+METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim bulk${BENCH_IP_PATCHED:+ ipnew}}
 LAYOUTS="one rfc host"
 TRACEFS=
 OLD_FILTER=
@@ -311,7 +312,7 @@ skip()
 
 print_tables()
 {
-	local layout n m k add sec flag fp ip plain ms ipn
+	local layout n m k add sec flag fp ip plain ms ipn bulk
 
 	echo
 	echo "Kernel $(uname -r), $(nproc) CPUs; /24 layout: $BENCH_PER" \
@@ -325,9 +326,10 @@ print_tables()
 		"\"-\": not run (see the script's header)."
 	echo
 	echo "| layout | N | add | ip | secfirst | plain | flag |" \
-		"flagprim | ipnew | secfirst/flagprim | ip/flagprim |" \
-		"secfirst/flag | plain/flagprim | ip/ipnew |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		"flagprim | bulk | ipnew | secfirst/flagprim | ip/flagprim |" \
+		"secfirst/flag | plain/flagprim | ip/ipnew | ip/bulk |" \
+		"flagprim/bulk |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for layout in $LAYOUTS; do
 		for n in $(sizes "$layout"); do
 			k="$layout,$n"
@@ -337,18 +339,20 @@ print_tables()
 			flag=${T_FLUSH[$k,flag]:-}
 			fp=${T_FLUSH[$k,flagprim]:-}
 			ipn=${T_FLUSH[$k,ipnew]:-}
+			bulk=${T_FLUSH[$k,bulk]:-}
 			add=
 			for m in $METHODS; do
 				add=$(min "$add" "${T_ADD[$k,$m]:-}")
 			done
 			printf '| %s | %s | %s ' "$layout" "$n" "${add:--}"
-			printf '| %s | %s | %s | %s | %s | %s ' "${ip:--}" \
+			printf '| %s | %s | %s | %s | %s | %s | %s ' "${ip:--}" \
 				"${sec:--}" "${plain:--}" "${flag:--}" "${fp:--}" \
-				"${ipn:--}"
-			printf '| %s | %s | %s | %s | %s |\n' \
+				"${bulk:--}" "${ipn:--}"
+			printf '| %s | %s | %s | %s | %s | %s | %s |\n' \
 				"$(ratio "$sec" "$fp")" "$(ratio "$ip" "$fp")" \
 				"$(ratio "$sec" "$flag")" "$(ratio "$plain" "$fp")" \
-				"$(ratio "$ip" "$ipn")"
+				"$(ratio "$ip" "$ipn")" "$(ratio "$ip" "$bulk")" \
+				"$(ratio "$fp" "$bulk")"
 		done
 	done
 

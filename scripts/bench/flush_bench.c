@@ -6,7 +6,7 @@
  * batches requests so that tens of thousands of them cost little besides
  * the kernel's own work.)
  *
- *   flush_bench [-m dump|secfirst|flag|flagprim] [-b BATCH] DEV
+ *   flush_bench [-m dump|secfirst|flag|flagprim|bulk] [-b BATCH] DEV
  *	Dump the IPv4 addresses of DEV and delete them with RTM_DELADDR:
  *	dump:     in dump order (what "ip addr flush" does);
  *	secfirst: secondaries first, then primaries (the userspace-only
@@ -14,7 +14,8 @@
  *	flag:     in dump order with IFA_F_FLUSH in IFA_FLAGS, so that
  *		  deleting a primary also deletes its secondaries;
  *	flagprim: the primaries only, with IFA_F_FLUSH (the lower bound:
- *		  no request for an address already gone).
+ *		  no request for an address already gone);
+ *	bulk:     one RTM_DELADDR with NLM_F_BULK for the whole device.
  *	An address already removed together with its primary
  *	(EADDRNOTAVAIL) is counted as gone.  Prints the number of addresses
  *	found, deleted, gone and left; exits 0 only if no request failed
@@ -83,7 +84,7 @@ static union {
 static void print_usage(void)
 {
 	fprintf(stderr,
-		"usage: flush_bench [-m dump|secfirst|flag|flagprim]\n"
+		"usage: flush_bench [-m dump|secfirst|flag|flagprim|bulk]\n"
 		"                   [-b BATCH] DEV\n"
 		"       flush_bench -a COUNT -p ADDR/LEN [-s PER_SUBNET]\n"
 		"                   [-b BATCH] DEV\n");
@@ -326,8 +327,10 @@ static void build_req(struct req *r, int type, int flags,
 	r->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
 	r->nlh.nlmsg_seq = ++nl_seq;
 	r->ifa.ifa_family = AF_INET;
-	r->ifa.ifa_prefixlen = a->prefixlen;
 	r->ifa.ifa_index = ifindex;
+	if (flags & NLM_F_BULK)
+		return;		/* the device, nothing else */
+	r->ifa.ifa_prefixlen = a->prefixlen;
 	put_u32(r, IFA_LOCAL, a->local);
 	put_u32(r, IFA_ADDRESS, a->address);
 	if (ifa_flags)
@@ -457,6 +460,19 @@ static int do_flush(const char *mode, unsigned int batch)
 		return 1;
 	}
 
+	if (!strcmp(mode, "bulk")) {
+		/* one request: the address fields are not sent */
+		static const struct addr none;
+
+		order[n++] = &none;
+		ret = run_requests(order, n, 1, RTM_DELADDR, NLM_F_BULK, 0,
+				   false, &c);
+		free(order);
+		if (ret || dump_addrs(&l))
+			return 1;
+		c.ok = c.failed ? 0 : found - l.n;
+		goto report;
+	}
 	if (!strcmp(mode, "secfirst")) {
 		for (i = 0; i < found; i++)
 			if (l.a[i].flags & IFA_F_SECONDARY)
@@ -481,6 +497,7 @@ static int do_flush(const char *mode, unsigned int batch)
 	free(order);
 	if (ret || dump_addrs(&l))
 		return 1;
+report:
 	printf("found %u deleted %u gone %u failed %u left %u\n",
 	       found, c.ok, c.gone, c.failed, l.n);
 	free(l.a);
@@ -559,7 +576,8 @@ int main(int argc, char **argv)
 		case 'm':
 			mode = optarg;
 			if (strcmp(mode, "dump") && strcmp(mode, "secfirst") &&
-			    strcmp(mode, "flag") && strcmp(mode, "flagprim"))
+			    strcmp(mode, "flag") && strcmp(mode, "flagprim") &&
+			    strcmp(mode, "bulk"))
 				print_usage();
 			break;
 		case 'p':
