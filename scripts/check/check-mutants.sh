@@ -20,7 +20,12 @@
 #           early-demux-list-ignores-sysctl.patch alone (only the list
 #           receive path, ip_list_rcv()/ipv6_list_rcv(), ignores the three
 #           knobs; it overlaps the all-paths mutation, hence a kernel of
-#           its own): ip_early_demux.sh must fail (its list_rcv cases).
+#           its own): ip_early_demux.sh must fail (its list_rcv cases);
+#   mutant-bulk  the series plus scripts/check/mutations/separate/
+#           bulk-promotes.patch alone (a bulk RTM_DELADDR deletes the
+#           addresses one plain delete after the other, promoting
+#           secondaries): ifa_flush and ifa_flush.sh must fail (their bulk
+#           cases).
 #
 # The mutations are applied with `git apply` by scripts/loop/apply.sh and are
 # never part of the series.  Each test's full output is kept in the run
@@ -104,5 +109,7 @@ expect mutant "psock_ring_bind.sh:fail ip_early_demux.sh:fail
 	EXTRA_PATCHES="$(echo "$TOP"/scripts/check/mutations/*.patch)"
 expect mutant-list "ip_early_demux.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/early-demux-list-ignores-sysctl.patch"
+expect mutant-bulk "ifa_flush:fail ifa_flush.sh:fail" \
+	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/bulk-promotes.patch"
 "$S/loop/apply.sh" >/dev/null 2>&1 || true
 exit "$rc"
