@@ -219,22 +219,24 @@ v4_failed_insert()
 	log_test "$name"
 }
 
+# The group of an address is its IFA_ADDRESS, the peer if it has one (ip
+# wants a multicast local address with autojoin: 239.1.1.2 and .3 here).
 v4_peer()
 {
 	local name="ipv4: delete of a peer with the same IFA_ADDRESS"
 
 	case_setup "$name" || return
-	ip -n "$ns" addr add 10.0.0.1 peer "$G4/32" dev d0 autojoin &&
-		ip -n "$ns" addr add 10.0.0.2 peer "$G4/32" dev d0
+	ip -n "$ns" addr add 239.1.1.2 peer "$G4/32" dev d0 autojoin &&
+		ip -n "$ns" addr add 239.1.1.3 peer "$G4/32" dev d0
 	check_err $? "adding the addresses failed"
-	ip -n "$ns" addr del 10.0.0.2 peer "$G4/32" dev d0
-	check_err $? "deleting 10.0.0.2 failed"
+	ip -n "$ns" addr del 239.1.1.3 peer "$G4/32" dev d0
+	check_err $? "deleting 239.1.1.3 failed"
 	joined inet "$G4"
-	check_err $? "the group of 10.0.0.1 was left"
-	ip -n "$ns" addr del 10.0.0.1 peer "$G4/32" dev d0
-	check_err $? "deleting 10.0.0.1 failed"
+	check_err $? "the group of 239.1.1.2 was left"
+	ip -n "$ns" addr del 239.1.1.2 peer "$G4/32" dev d0
+	check_err $? "deleting 239.1.1.2 failed"
 	! joined inet "$G4"
-	check_err $? "the group of 10.0.0.1 is still joined"
+	check_err $? "the group of 239.1.1.2 is still joined"
 	log_test "$name"
 }
 
@@ -252,7 +254,7 @@ ioctl_case()
 	fi
 	case_setup "$name" || return
 	if ((peer)); then
-		ip -n "$ns" addr add 10.0.0.1 peer "$G4/32" dev d0 autojoin
+		ip -n "$ns" addr add 239.1.1.2 peer "$G4/32" dev d0 autojoin
 	else
 		ip -n "$ns" addr add "$G4/32" dev d0 autojoin
 	fi
