@@ -12,6 +12,9 @@ set -eu
 . "$(dirname "$0")/../lib.sh"
 
 out=${1:-$TOP/MAINTAINERS-snippet}
+# get_maintainer.pl reads MAINTAINERS of the applied series in $SRC.
+lock_tree
+"$TOP/scripts/loop/apply.sh" >/dev/null 2>&1 || die "the series does not apply"
 
 # subject PATCH: its Subject: header, unfolded.
 subject() {
