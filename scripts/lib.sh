@@ -23,7 +23,7 @@ export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-netseries loop}
 export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-netseries@localhost}
 # Branch names inside $SRC.
 BASE_BRANCH=netseries-base
-SERIES_BRANCH=netseries
+SERIES_BRANCH=${SERIES_BRANCH:-netseries}
 
 _t0=${_t0:-$(date +%s)}
 export _t0
