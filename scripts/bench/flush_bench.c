@@ -328,7 +328,8 @@ static void build_req(struct req *r, int type, int flags,
 	r->nlh.nlmsg_seq = ++nl_seq;
 	r->ifa.ifa_family = AF_INET;
 	r->ifa.ifa_index = ifindex;
-	if (flags & NLM_F_BULK)
+	/* NLM_F_BULK is NLM_F_EXCL's bit: a delete's only */
+	if (type == RTM_DELADDR && (flags & NLM_F_BULK))
 		return;		/* the device, nothing else */
 	r->ifa.ifa_prefixlen = a->prefixlen;
 	put_u32(r, IFA_LOCAL, a->local);
