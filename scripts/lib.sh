@@ -229,6 +229,15 @@ build_selftests() {
 	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null
 }
 
+# selftest_names DIR: the tests the kselftest runner runs from DIR's
+# Makefile (TEST_GEN_PROGS, TEST_PROGS), one a line, as make sees them.
+selftest_names() {
+	# shellcheck disable=SC2016 # make's $(...), not the shell's
+	make -s -C "$1" --no-print-directory KSRC="$SRC" -f Makefile \
+		-f <(printf 'print-tests:\n\t@echo $(notdir $(TEST_GEN_PROGS)) $(TEST_PROGS)\n') \
+		print-tests | tr ' ' '\n' | sed '/^$/d'
+}
+
 # The kernel release of the tree in $SRC, e.g. 7.3.4.
 src_kernelversion() {
 	make -s -C "$SRC" kernelversion 2>/dev/null

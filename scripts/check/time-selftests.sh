@@ -46,12 +46,9 @@ git -C "$TOP" archive "$rev" selftests | tar -x -C "$old"
 make -s -C "$old/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" \
 	>"$old/build.log" 2>&1 || die "selftests of $rev do not build: $old/build.log"
 
-# The tests a directory's Makefile runs: TEST_GEN_PROGS and TEST_PROGS.
+# The tests a directory's Makefile runs, comma-separated.
 tests_of() {
-	# shellcheck disable=SC2016 # make's $(...), not the shell's
-	make -s -C "$1" --no-print-directory KSRC="$SRC" -f Makefile \
-		-f <(printf 'print-tests:\n\t@echo $(notdir $(TEST_GEN_PROGS)) $(TEST_PROGS)\n') \
-		print-tests | tr ' ' ','
+	selftest_names "$1" | paste -sd, -
 }
 old_tests=$(tests_of "$old/selftests")
 new_tests=$(tests_of "$TOP/selftests")

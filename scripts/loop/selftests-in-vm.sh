@@ -44,14 +44,12 @@ mkdir -p "$RUNS"
 VM_OUT=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")}
 export VM_OUT
 # The tests that must report a result (scripts/loop/report.sh counts the others
-# as failed): ours, from selftests/Makefile, and the upstream wrappers, named
-# as scripts/vm/vm-payload.sh names them.
+# as failed): ours, as make lists them from selftests/Makefile (the C
+# programs and the scripts), and the upstream wrappers, named as
+# scripts/vm/vm-payload.sh names them.
 {
 	if [ "${RUN_OURS:-1}" = 1 ]; then
-		sed -n -e '/^TEST_PROGS/,/end of TEST_PROGS/p' \
-			-e '/^TEST_GEN_PROGS/,/end of TEST_GEN_PROGS/p' \
-			"$TOP/selftests/Makefile" |
-			sed -n 's/^\t\([A-Za-z0-9_.]*\) \\$/\1/p'
+		selftest_names "$TOP/selftests" || die "cannot list the selftests"
 	fi
 	for t in $UPSTREAM_TESTS; do
 		name=${t%%:*}
