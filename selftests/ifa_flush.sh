@@ -62,7 +62,7 @@
 # RET and ksft_* (SC2034, SC2154); test functions run from ALL_TESTS
 # (SC2317, SC2329 in shellcheck >= 0.10).
 # shellcheck disable=SC1091,SC2034,SC2154,SC2317,SC2329
-source lib.sh
+source "$(dirname "$0")"/lib.sh
 
 FLUSHER=$(dirname "$0")/ifa_flusher
 

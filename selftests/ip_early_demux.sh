@@ -16,7 +16,7 @@
 
 # lib.sh is not followed without -x (SC1091) and sets ksft_* (SC2154).
 # shellcheck disable=SC1091,SC2154
-source lib.sh
+source "$(dirname "$0")"/lib.sh
 
 BIN=$(dirname "$0")/ip_early_demux
 TRACEFS=/sys/kernel/tracing

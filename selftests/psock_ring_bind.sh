@@ -12,7 +12,7 @@
 
 # lib.sh is not followed without -x (SC1091) and sets ksft_* (SC2154).
 # shellcheck disable=SC1091,SC2154
-source lib.sh
+source "$(dirname "$0")"/lib.sh
 
 BIN=$(dirname "$0")/psock_ring_bind
 IF1=psrb1
