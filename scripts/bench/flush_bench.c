@@ -18,8 +18,10 @@
  *	bulk:     one RTM_DELADDR with NLM_F_BULK for the whole device.
  *	An address already removed together with its primary
  *	(EADDRNOTAVAIL) is counted as gone.  Prints the number of addresses
- *	found, deleted, gone and left; exits 0 only if no request failed
- *	otherwise and a final dump shows no IPv4 address left on DEV.
+ *	found, deleted, gone and left, and the seconds from the first dump
+ *	to the last ack (CLOCK_MONOTONIC: no process start-up, no final
+ *	dump); exits 0 only if no request failed otherwise and a final dump
+ *	shows no IPv4 address left on DEV.
  *
  *   flush_bench -a COUNT -p ADDR/LEN [-s PER_SUBNET] [-b BATCH] DEV
  *	Add COUNT addresses: hosts 1, 2, ... of the subnet ADDR/LEN, or,
@@ -39,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/if_addr.h>
@@ -443,6 +446,14 @@ static void parse_prefix(const char *prefix, unsigned int max_len,
 	*plen = len;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int do_flush(const char *mode, unsigned int batch)
 {
 	struct addr_list l = {};
@@ -450,6 +461,7 @@ static int do_flush(const char *mode, unsigned int batch)
 	struct counts c = {};
 	__u32 ifa_flags = 0;
 	unsigned int i, n = 0, found;
+	double t0 = now(), secs;
 	int ret;
 
 	if (dump_addrs(&l))
@@ -468,6 +480,7 @@ static int do_flush(const char *mode, unsigned int batch)
 		order[n++] = &none;
 		ret = run_requests(order, n, 1, RTM_DELADDR, NLM_F_BULK, 0,
 				   false, &c);
+		secs = now() - t0;
 		free(order);
 		if (ret || dump_addrs(&l))
 			return 1;
@@ -495,12 +508,13 @@ static int do_flush(const char *mode, unsigned int batch)
 
 	ret = run_requests(order, n, batch, RTM_DELADDR, 0, ifa_flags, true,
 			   &c);
+	secs = now() - t0;
 	free(order);
 	if (ret || dump_addrs(&l))
 		return 1;
 report:
-	printf("found %u deleted %u gone %u failed %u left %u\n",
-	       found, c.ok, c.gone, c.failed, l.n);
+	printf("found %u deleted %u gone %u failed %u left %u secs %.6f\n",
+	       found, c.ok, c.gone, c.failed, l.n, secs);
 	free(l.a);
 	return c.failed || l.n ? 1 : 0;
 }
