@@ -180,10 +180,14 @@ do_cmd() {
 	esac
 }
 
+# dump: the state, from one `ip` (addresses "N: DEV ...", then routes).
 dump() {
+	local l r=()
 	echo "= state"
-	ip -4 -o addr show
-	ip -4 route show table all | sort
+	while IFS= read -r l; do
+		if [[ $l =~ ^[0-9]+:\  ]]; then echo "$l"; else r+=("$l"); fi
+	done < <(ip -4 -o -batch - <<<$'addr show\nroute show table all')
+	[ ${#r[@]} -eq 0 ] || printf '%s\n' "${r[@]}" | sort
 }
 
 # one LINE...: a scenario, inside its own netns.
@@ -209,7 +213,7 @@ run() {
 	"$FLUSHER" -c >/dev/null 2>&1
 	FLAG_KNOWN=$(($? == 0))
 	export FLAG_KNOWN FLUSHER
-	echo "check-diff: $(uname -r), IFA_F_FLAG known: $FLAG_KNOWN"
+	echo "check-diff: $(uname -r), IFA_F_FLUSH known: $FLAG_KNOWN"
 	: >"$states"
 	flush_scenario() {
 		[ "$k" -gt 0 ] || return 0
