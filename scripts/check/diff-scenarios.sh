@@ -82,11 +82,12 @@ gen_scenario() {
 		pick p "${PLENS[@]}"
 		subp+=("$p")
 	done
-	for dev in d0 d1; do
-		echo "S ip link add $dev type \${DIFF_LINK:-dummy}"
-		echo "S ip link set $dev up"
-		echo "S promote $dev $((RANDOM % 2))"
-	done
+	echo "S ip link add d0 type dummy"
+	echo "S ip link add d1 type dummy"
+	echo "S ip link set d0 up"
+	echo "S ip link set d1 up"
+	echo "S promote d0 $((RANDOM % 2))"
+	echo "S promote d1 $((RANDOM % 2))"
 	n=$((3 + RANDOM % 6))
 	for ((i = 0; i < n; i++)); do
 		printf 'S '
@@ -153,15 +154,57 @@ gen() {
 }
 
 # --- runner (guest) -------------------------------------------------------
+# Each scenario runs in one bash in a netns of its own (unshare -n).  Exec
+# is what costs under TCG: runs of `ip` commands go to one `ip -batch`
+# (-force: on after an error; its exit status is then 1, the error text
+# tells which), the state dump rides in the batch of the request before
+# it, and nothing else forks but ifa_flusher.
 
 FLUSHER=$(cd "$(dirname "$0")/../.." && pwd)/selftests/ifa_flusher
+T=/tmp/check-diff.$$
 
-# do_cmd CMD...: one command of a scenario, in its netns.
-do_cmd() {
+# ipb DUMP CMD...: the `ip` commands in one batch, with the state after
+# them if DUMP is 1: prints the commands, the exit status, the error text
+# and the state (addresses in kernel order, then the routes, sorted).
+ipb() {
+	local dump=$1 l rc i a=() r=()
+	shift
+	[ $# -gt 0 ] || [ "$dump" = 1 ] || return 0
+	[ $# -eq 0 ] || printf '> %s\n' "$@"
+	[ "$dump" = 0 ] || set -- "$@" "addr show" "route show table all"
+	printf '%s\n' "$@" | ip -4 -o -force -batch - >"$T.o" 2>"$T.e"
+	rc=$?
+	echo "rc=$rc"
+	mapfile -t a <"$T.e"
+	[ ${#a[@]} -eq 0 ] || printf '%s\n' "${a[@]}"
+	[ "$dump" = 1 ] || return 0
+	echo "= state"
+	mapfile -t a <"$T.o"
+	for l in "${a[@]}"; do
+		if [[ $l =~ ^[0-9]+:\  ]]; then
+			echo "$l"
+			continue
+		fi
+		# insertion sort of the routes: no `sort` to exec
+		i=${#r[@]}
+		while [ "$i" -gt 0 ] && [[ ${r[i - 1]} > $l ]]; do
+			r[i]=${r[i - 1]}
+			i=$((i - 1))
+		done
+		r[i]=$l
+	done
+	[ ${#r[@]} -eq 0 ] || printf '%s\n' "${r[@]}"
+}
+
+# other CMD...: a command that is not `ip`: "promote DEV 0|1" or
+# "flush MODE DEV [ADDR/LEN]".
+other() {
 	local f rc old=
+	printf '> %s\n' "$*"
 	case $1 in
 	promote)
-		echo "$3" >"/proc/sys/net/ipv4/conf/$2/promote_secondaries"
+		rc=0
+		echo "$3" 2>"$T.e" >"/proc/sys/net/ipv4/conf/$2/promote_secondaries" || rc=1
 		;;
 	flush)
 		f=/proc/sys/net/ipv4/conf/$3/promote_secondaries
@@ -169,61 +212,59 @@ do_cmd() {
 			old=$(<"$f")
 			echo 0 >"$f"
 		fi
-		"$FLUSHER" -m "$2" ${4:+-o "$4"} "$3"
+		"$FLUSHER" -m "$2" ${4:+-o "$4"} "$3" >"$T.e" 2>&1
 		rc=$?
 		[ -z "$old" ] || echo "$old" >"$f"
-		return "$rc"
-		;;
-	*)
-		"$@"
 		;;
 	esac
+	echo "rc=$rc"
+	mapfile -t old <"$T.e"
+	[ ${#old[@]} -eq 0 ] || printf '%s\n' "${old[@]}"
 }
 
-# dump: the state, from one `ip` (addresses "N: DEV ...", then routes).
-dump() {
-	local l r=()
-	echo "= state"
-	while IFS= read -r l; do
-		if [[ $l =~ ^[0-9]+:\  ]]; then echo "$l"; else r+=("$l"); fi
-	done < <(ip -4 -o -batch - <<<$'addr show\nroute show table all')
-	[ ${#r[@]} -eq 0 ] || printf '%s\n' "${r[@]}" | sort
-}
-
-# one LINE...: a scenario, inside its own netns.
+# one LINE...: a scenario, inside its own netns.  Setup lines run in
+# batches; the state is dumped after the setup and after each request.
+# shellcheck disable=SC2086 # "other $cmd": the words of a line of FILE
 one() {
-	local line out rc dumped=0
+	local line cmd batch=() dumped=0
 	echo 0 >/proc/sys/net/ipv4/conf/all/promote_secondaries
 	echo 0 >/proc/sys/net/ipv4/conf/default/promote_secondaries
 	for line in "$@"; do
-		if [ "${line:0:1}" = R ] && [ $dumped = 0 ]; then
-			dump
-			dumped=1
-		fi
-		# shellcheck disable=SC2086 # a command line of FILE
-		out=$(eval do_cmd ${line:2} 2>&1)
-		rc=$?
-		printf '> %s\nrc=%s\n%s%s' "${line:2}" "$rc" "$out" "${out:+$'\n'}"
-		[ "${line:0:1}" != R ] || dump
+		cmd=${line:2}
+		case $line in
+		"S ip "*) batch+=("${cmd#ip }") ;;
+		"S "*)
+			ipb 0 "${batch[@]}"
+			batch=()
+			other $cmd
+			;;
+		"R ip "*)
+			[ $dumped = 1 ] || ipb 1 "${batch[@]}"
+			dumped=1 batch=()
+			ipb 1 "${cmd#ip }"
+			;;
+		"R "*)
+			[ $dumped = 1 ] || ipb 1 "${batch[@]}"
+			dumped=1 batch=()
+			other $cmd
+			ipb 1
+			;;
+		esac
 	done
+	rm -f "$T.o" "$T.e"
 }
 
 run() {
-	local file=$1 states=$2 lines=() k=0 ns=cdiff line
+	local file=$1 states=$2 lines=() k=0 line
 	"$FLUSHER" -c >/dev/null 2>&1
 	FLAG_KNOWN=$(($? == 0))
-	export FLAG_KNOWN FLUSHER
+	export FLAG_KNOWN
 	echo "check-diff: $(uname -r), IFA_F_FLUSH known: $FLAG_KNOWN"
 	: >"$states"
 	flush_scenario() {
 		[ "$k" -gt 0 ] || return 0
-		ip netns add $ns || exit 1
-		{
-			echo "### scenario $k"
-			ip netns exec $ns bash "$0" one "${lines[@]}"
-		} >>"$states"
-		ip netns del $ns
-		[ $((k % 50)) -ne 0 ] || echo "check-diff: $k scenarios"
+		echo "### scenario $k"
+		unshare -n bash "$0" one "${lines[@]}"
 	}
 	while IFS= read -r line; do
 		case $line in
@@ -231,12 +272,13 @@ run() {
 			flush_scenario
 			k=${line#"# scenario "}
 			lines=()
+			[ $((k % 50)) -ne 1 ] || echo "check-diff: scenario $k" >&2
 			;;
 		"#"*) ;;
 		*) lines+=("$line") ;;
 		esac
-	done <"$file"
-	flush_scenario
+	done <"$file" >>"$states" 2>&1
+	flush_scenario >>"$states" 2>&1
 	echo "check-diff: done, $k scenarios, $(grep -c '^= state' "$states") states"
 }
 
