@@ -15,10 +15,11 @@
 # without IFA_F_FLUSH runs "flush flag" with promote_secondaries=0 around
 # it, the flag's documented meaning.
 #
-# STATES gets, per scenario, every command with its exit status and
-# output, and after the setup and after each request the address list
-# (`ip -4 -o addr show`, in kernel order) and all IPv4 routes
-# (`ip -4 route show table all`, sorted).  Nothing depends on time.
+# STATES gets, per scenario, every command with its exit status (a run of
+# `ip` commands: the batch's) and error text, and after the setup and after
+# each request the address list (`ip -4 -o addr show`, in kernel order) and
+# all IPv4 routes (`ip -4 route show table all`, sorted).  Nothing depends
+# on time.
 set -u
 
 # --- generator (host) ---------------------------------------------------
@@ -154,50 +155,62 @@ gen() {
 }
 
 # --- runner (guest) -------------------------------------------------------
-# Each scenario runs in one bash in a netns of its own (unshare -n).  Exec
-# is what costs under TCG: runs of `ip` commands go to one `ip -batch`
-# (-force: on after an error; its exit status is then 1, the error text
-# tells which), the state dump rides in the batch of the request before
-# it, and nothing else forks but ifa_flusher.
+# Each scenario runs in one bash in a netns of its own (unshare -n), two
+# scenarios at a time.  Exec is what costs under TCG (~100 ms an `ip`):
+# the `ip` commands between two other commands go to one `ip -batch`
+# (-force: on after an error; the error text and iproute2's "Command
+# failed -:N" say which line failed and how), with the state dumps in it,
+# each ended by `link show dev lo` as a separator.
 
 FLUSHER=$(cd "$(dirname "$0")/../.." && pwd)/selftests/ifa_flusher
 T=/tmp/check-diff.$$
+DUMP=("addr show" "route show table all" "link show dev lo")
 
-# ipb DUMP CMD...: the `ip` commands in one batch, with the state after
-# them if DUMP is 1: prints the commands, the exit status, the error text
-# and the state (addresses in kernel order, then the routes, sorted).
-ipb() {
-	local dump=$1 l rc i a=() r=()
-	shift
-	[ $# -gt 0 ] || [ "$dump" = 1 ] || return 0
-	[ $# -eq 0 ] || printf '> %s\n' "$@"
-	[ "$dump" = 0 ] || set -- "$@" "addr show" "route show table all"
-	printf '%s\n' "$@" | ip -4 -o -force -batch - >"$T.o" 2>"$T.e"
+# run_batch: the pending entries ($text[i]: a command or "" for a state
+# only, $dump[i]: 1 if the state follows it) as one `ip -batch`; prints
+# each command, each state (addresses in kernel order, then the routes,
+# sorted) and the batch's exit status and error text.
+run_batch() {
+	local b=() i l rc a r=() st=0
+	[ ${#text[@]} -gt 0 ] || return 0
+	for i in "${!text[@]}"; do
+		[ -z "${text[i]}" ] || b+=("${text[i]}")
+		[ "${dump[i]}" = 0 ] || b+=("${DUMP[@]}")
+	done
+	printf '%s\n' "${b[@]}" | ip -4 -o -force -batch - >"$T.o" 2>"$T.e"
 	rc=$?
-	echo "rc=$rc"
+	mapfile -t a <"$T.o"
+	for i in "${!text[@]}"; do
+		[ -z "${text[i]}" ] || echo "> ${text[i]}"
+		[ "${dump[i]}" = 1 ] || continue
+		echo "= state"
+		r=()
+		while [ "$st" -lt ${#a[@]} ]; do
+			l=${a[st]}
+			st=$((st + 1))
+			[[ $l != "1: lo:"* ]] || break
+			if [[ $l =~ ^[0-9]+:\  ]]; then
+				echo "$l"
+				continue
+			fi
+			# insertion sort of the routes: no `sort` to exec
+			local j=${#r[@]}
+			while [ "$j" -gt 0 ] && [[ ${r[j - 1]} > $l ]]; do
+				r[j]=${r[j - 1]}
+				j=$((j - 1))
+			done
+			r[j]=$l
+		done
+		[ ${#r[@]} -eq 0 ] || printf '%s\n' "${r[@]}"
+	done
+	echo "batch rc=$rc"
 	mapfile -t a <"$T.e"
 	[ ${#a[@]} -eq 0 ] || printf '%s\n' "${a[@]}"
-	[ "$dump" = 1 ] || return 0
-	echo "= state"
-	mapfile -t a <"$T.o"
-	for l in "${a[@]}"; do
-		if [[ $l =~ ^[0-9]+:\  ]]; then
-			echo "$l"
-			continue
-		fi
-		# insertion sort of the routes: no `sort` to exec
-		i=${#r[@]}
-		while [ "$i" -gt 0 ] && [[ ${r[i - 1]} > $l ]]; do
-			r[i]=${r[i - 1]}
-			i=$((i - 1))
-		done
-		r[i]=$l
-	done
-	[ ${#r[@]} -eq 0 ] || printf '%s\n' "${r[@]}"
+	text=() dump=()
 }
 
 # other CMD...: a command that is not `ip`: "promote DEV 0|1" or
-# "flush MODE DEV [ADDR/LEN]".
+# "flush MODE DEV [ADDR/LEN]"; prints it, its exit status and output.
 other() {
 	local f rc old=
 	printf '> %s\n' "$*"
@@ -222,63 +235,66 @@ other() {
 	[ ${#old[@]} -eq 0 ] || printf '%s\n' "${old[@]}"
 }
 
-# one LINE...: a scenario, inside its own netns.  Setup lines run in
-# batches; the state is dumped after the setup and after each request.
+# one K LINE...: scenario K, inside its own netns.  The state is dumped
+# after the setup and after each request.
 # shellcheck disable=SC2086 # "other $cmd": the words of a line of FILE
 one() {
-	local line cmd batch=() dumped=0
+	local line cmd dumped=0 text=() dump=()
+	echo "### scenario $1"
+	shift
 	echo 0 >/proc/sys/net/ipv4/conf/all/promote_secondaries
 	echo 0 >/proc/sys/net/ipv4/conf/default/promote_secondaries
 	for line in "$@"; do
 		cmd=${line:2}
+		if [ "${line:0:1}" = R ] && [ $dumped = 0 ]; then
+			text+=("") dump+=(1)
+			dumped=1
+		fi
 		case $line in
-		"S ip "*) batch+=("${cmd#ip }") ;;
-		"S "*)
-			ipb 0 "${batch[@]}"
-			batch=()
+		"S ip "*) text+=("${cmd#ip }") dump+=(0) ;;
+		"R ip "*) text+=("${cmd#ip }") dump+=(1) ;;
+		*)
+			run_batch
 			other $cmd
-			;;
-		"R ip "*)
-			[ $dumped = 1 ] || ipb 1 "${batch[@]}"
-			dumped=1 batch=()
-			ipb 1 "${cmd#ip }"
-			;;
-		"R "*)
-			[ $dumped = 1 ] || ipb 1 "${batch[@]}"
-			dumped=1 batch=()
-			other $cmd
-			ipb 1
+			[ "${line:0:1}" = S ] || text+=("") dump+=(1)
 			;;
 		esac
 	done
+	run_batch
 	rm -f "$T.o" "$T.e"
 }
 
 run() {
-	local file=$1 states=$2 lines=() k=0 line
+	local file=$1 states=$2 lines=() k=0 line d=/tmp/check-diff.out i running=0
 	"$FLUSHER" -c >/dev/null 2>&1
 	FLAG_KNOWN=$(($? == 0))
 	export FLAG_KNOWN
 	echo "check-diff: $(uname -r), IFA_F_FLUSH known: $FLAG_KNOWN"
-	: >"$states"
-	flush_scenario() {
+	mkdir -p $d
+	start() {
 		[ "$k" -gt 0 ] || return 0
-		echo "### scenario $k"
-		unshare -n bash "$0" one "${lines[@]}"
+		# two at a time (2 vCPUs); each writes its own file
+		[ "$running" -lt 2 ] || { wait -n; running=$((running - 1)); }
+		running=$((running + 1))
+		unshare -n bash "$0" one "$k" "${lines[@]}" >"$d/$k" 2>&1 &
 	}
 	while IFS= read -r line; do
 		case $line in
 		"# scenario "*)
-			flush_scenario
+			start
 			k=${line#"# scenario "}
 			lines=()
-			[ $((k % 50)) -ne 1 ] || echo "check-diff: scenario $k" >&2
+			[ $((k % 50)) -ne 1 ] || echo "check-diff: scenario $k"
 			;;
 		"#"*) ;;
 		*) lines+=("$line") ;;
 		esac
-	done <"$file" >>"$states" 2>&1
-	flush_scenario >>"$states" 2>&1
+	done <"$file"
+	start
+	wait
+	for ((i = 1; i <= k; i++)); do
+		echo "$d/$i"
+	done | xargs cat >"$states"
 	echo "check-diff: done, $k scenarios, $(grep -c '^= state' "$states") states"
 }
 
