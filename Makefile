@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Entry points; each target is one script in scripts/ (see README.md).
 
-.PHONY: all check check-mutants check-upstream check-debug check-bisect check-w1 check-fresh check-ksrc \
+.PHONY: all check check-mutants check-diff check-upstream check-debug check-bisect check-w1 check-fresh check-ksrc \
 	bench-flush bench-demux bench-ring bench-packet-netns patches maintainers clean-cache help
 
 CACHE ?= /var/cache/netseries
@@ -18,6 +18,10 @@ check:
 # Each selftest fails without what it covers.
 check-mutants:
 	scripts/check/check-mutants.sh
+
+# Address deletion on the series kernel = on the base kernel (patch 2).
+check-diff:
+	scripts/check/check-diff.sh
 
 # Upstream selftests near the change, on the patched kernel.
 check-upstream:
@@ -67,6 +71,7 @@ help:
 	@echo '  all (default)   fetch base, apply, build, boot, run the selftests, report'
 	@echo '  check           the same with the static checks (the CI test command)'
 	@echo '  check-mutants   each selftest fails on the base kernel or a mutation'
+	@echo '  check-diff      address deletes: same addresses and routes on the base and series kernels'
 	@echo '  check-upstream  upstream selftests near the change, on the series kernel'
 	@echo '  check-debug     the selftests and the fuzzer on a KASAN/lockdep/kmemleak kernel'
 	@echo '  check-w1        no new W=1/C=1 warnings (x86_64 gcc, i386 gcc, clang)'
@@ -89,4 +94,6 @@ help:
 	@echo '  CHECK_BISECT_SELFTEST=1     check-bisect: only its self-test (a prefix without the uapi header fails)'
 	@echo '  UPSTREAM_TESTS="prog script.sh:test,..."   upstream tests after ours'
 	@echo '  EXTRA_CONFIG="fragment ..."  more kernel config (scripts/loop/build.sh)'
+	@echo '  SEED=N DIFF_SCENARIOS=300   check-diff: the scenarios (seed printed; random if unset)'
+	@echo '  MUTANT=1                    check-diff: also a mutant of patch 2, which must differ'
 	@echo '  BENCH_*                     benchmark sizes and methods (scripts/bench/bench-*.sh headers)'

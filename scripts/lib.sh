@@ -223,6 +223,19 @@ kernel_up_to_date() {
 		step "3 build kernel ($BUILD)" "$TOP/scripts/loop/build.sh"
 }
 
+# variant_kernel VARIANT [VAR=VALUE...]: a kernel beside the series one
+# (check-mutants, check-diff): apply.sh with the variables (SKIP_SERIES=1,
+# EXTRA_PATCHES=...), built in a tree of its own, BUILD=$CACHE/build-VARIANT
+# (set and exported; ccache makes a new variant cheap).
+variant_kernel() {
+	local variant=$1
+	shift
+	BUILD=$CACHE/build-$variant
+	export BUILD
+	step "apply ($variant)" env "$@" "$TOP/scripts/loop/apply.sh" &&
+		step "build ($variant)" "$TOP/scripts/loop/build.sh"
+}
+
 # build_selftests: selftests/ against $SRC and the uapi headers of $BUILD
 # (on the host: the VM's root is read-only).
 build_selftests() {

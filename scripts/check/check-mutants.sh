@@ -52,12 +52,9 @@ expect() {
 		wants[${t%%:*}]=${t#*:}
 	done
 	shift
-	# A build tree of its own per variant: $BUILD keeps the series kernel,
-	# and ccache makes the first build of a variant cheap.
-	local BUILD=$CACHE/build-$variant
-	export BUILD
-	if ! step "apply ($variant)" env "$@" "$S/loop/apply.sh" ||
-	   ! step "build ($variant)" "$S/loop/build.sh"; then
+	# A build tree of its own per variant: $BUILD keeps the series kernel.
+	local BUILD
+	if ! variant_kernel "$variant" "$@"; then
 		echo "not ok - $variant: no kernel"
 		rc=1
 		return 1

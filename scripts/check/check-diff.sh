@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check-diff`: IPv4 address deletion on the series kernel against the
+# base kernel (patch 2 promises that the routes left do not change).
+#
+# scripts/check/diff-scenarios.sh generates DIFF_SCENARIOS (300) scenarios
+# from SEED (printed; random if unset) into the run directory once; the
+# same file runs in one VM boot per kernel, each scenario in a netns of its
+# own, and after every request the guest dumps the addresses and the IPv4
+# routes.  The series kernel's states must equal the base kernel's.
+# MUTANT=1 also builds the series with
+# scripts/check/mutations/fib-going-subnet-ignores-shared-local.patch
+# ($CACHE/build-diffmut): its states must differ.  Output: "ok - ..." /
+# "not ok - ..." lines (a difference comes with the scenario's commands and
+# the diff; all of them in the run directory), then "N passed, N failed".
+set -u
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+lock_tree
+
+SEED=${SEED:-$RANDOM}
+N=${DIFF_SCENARIOS:-300}
+MUTATION=$TOP/scripts/check/mutations/fib-going-subnet-ignores-shared-local.patch
+S=$TOP/scripts
+passed=0 failed=0
+mkdir -p "$RUNS"
+out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-diff.XXXX")
+
+result() { # result OK TEXT: a KTAP-ish line
+	if [ "$1" = 0 ]; then
+		echo "ok - $2"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+finish() {
+	log "total: $(($(date +%s) - _t0))s, results in $out"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+"$S/check/diff-scenarios.sh" gen "$SEED" "$N" >"$out/scenarios"
+log "seed $SEED, $N scenarios in $out/scenarios (again: make check-diff SEED=$SEED DIFF_SCENARIOS=$N)"
+
+# The variants first, the series last: $SRC ends on the series, whose
+# uapi headers selftests/ifa_flusher is built against.
+kernels=(base)
+variant_kernel base SKIP_SERIES=1 || { result 1 "base kernel builds"; finish; }
+if [ "${MUTANT:-0}" = 1 ]; then
+	variant_kernel diffmut EXTRA_PATCHES="$MUTATION" ||
+		{ result 1 "mutant kernel builds"; finish; }
+	kernels+=(diffmut)
+fi
+BUILD=$CACHE/build
+kernels+=(series)
+kernel_up_to_date || { result 1 "series kernel builds"; finish; }
+step "selftests (ifa_flusher)" build_selftests || { result 1 "selftests build"; finish; }
+
+for k in "${kernels[@]}"; do
+	b=$CACHE/build-$k
+	[ "$k" != series ] || b=$CACHE/build
+	mkdir -p "$out/$k"
+	t=$(date +%s)
+	VM_OUT=$out/$k KERNEL=$b/arch/x86/boot/bzImage step "run ($k)" \
+		"$S/vm/vm-exec.sh" "$S/check/diff-scenarios.sh" run "$out/scenarios" /run/out/states >&2
+	rc=$?
+	n=$(grep -c '^### scenario ' "$out/$k/states" 2>/dev/null)
+	states=$(grep -c '^= state' "$out/$k/states" 2>/dev/null)
+	[ "$rc" = 0 ] && [ "$n" = "$N" ]
+	result $? "$k: $n of $N scenarios, $states states in $(($(date +%s) - t)) s ($out/$k)"
+done
+
+# scenario FILE K: the lines of scenario K of FILE (scenarios or states).
+scenario() {
+	awk -v k="$2" '/^#+ scenario / { on = ($3 == k) } on' "$1"
+}
+
+# compare KERNEL WANT: KERNEL's states against the base's; WANT is "same"
+# or "differ".  Every differing scenario, its commands and the diff, go
+# to $out/diff-KERNEL; the first one is shown.
+compare() {
+	local k=$1 want=$2 ks d=$out/diff-$1 first states
+	states=$(grep -c '^= state' "$out/base/states")
+	mapfile -t ks < <(awk '/^### scenario / { k = $3 }
+		FNR == NR { a[k] = a[k] $0 "\n"; next } { b[k] = b[k] $0 "\n" }
+		END { for (k in a) if (a[k] != b[k]) print k; for (k in b) if (!(k in a)) print k }' \
+		"$out/base/states" "$out/$k/states" | sort -n)
+	for s in "${ks[@]}"; do
+		echo "scenario $s (SEED=$SEED DIFF_SCENARIOS=$N), commands:"
+		scenario "$out/scenarios" "$s"
+		echo "diff base $k:"
+		diff -u --label base --label "$k" <(scenario "$out/base/states" "$s") \
+			<(scenario "$out/$k/states" "$s")
+	done >"$d"
+	first=${ks[0]:-}
+	if [ "$want" = same ]; then
+		result "${#ks[@]}" "$k = base in $N scenarios, $states states${first:+: differs in ${#ks[@]} (all in $d)}"
+		[ -z "$first" ] || awk -v n=2 '/^scenario / && !--n { exit } { print "# " $0 }' "$d"
+	else
+		[ -n "$first" ]
+		result $? "$k differs from base${first:+ in ${#ks[@]} of $N scenarios (first: $first; all in $d)}"
+	fi
+}
+
+if [ "$failed" -eq 0 ]; then
+	compare series same
+	[ "${MUTANT:-0}" != 1 ] || compare diffmut differ
+fi
+finish
