@@ -11,9 +11,14 @@
 # (setup) or "R CMD" (a request: the state is dumped after it).  CMD is an
 # `ip` command (run in the scenario's netns), "promote DEV 0|1"
 # (net.ipv4.conf.DEV.promote_secondaries) or "flush MODE DEV [ADDR/LEN]"
-# (selftests/ifa_flusher -m MODE; MODE flag sends IFA_F_FLUSH).  A kernel
-# without IFA_F_FLUSH runs "flush flag" with promote_secondaries=0 around
-# it, the flag's documented meaning.
+# (selftests/ifa_flusher -m MODE; MODE flag sends IFA_F_FLUSH, bulk one
+# RTM_DELADDR with NLM_F_BULK).  A kernel without IFA_F_FLUSH runs "flush
+# flag" with promote_secondaries=0 around it, the flag's documented
+# meaning; one without bulk delete runs "flush bulk" as "flush dump" (each
+# address in dump order) with promote_secondaries=0 around it, what a bulk
+# delete must leave.  The counts of deleted and gone addresses, which
+# differ between one bulk request and one request per address, are left
+# out of a bulk flush's output.
 #
 # STATES gets, per scenario, every command with its exit status (a run of
 # `ip` commands: the batch's) and error text, and after the setup and after
@@ -114,7 +119,7 @@ gen_scenario() {
 		pick dev "${DEVS[@]}"
 		pick a "${sub[@]}"
 		pick p "${subp[@]}"
-		case $((RANDOM % 20)) in
+		case $((RANDOM % 22)) in
 		0 | 1 | 2 | 3 | 4) pick w "${dels[@]}" && echo "R $w" ;;
 		5 | 6) echo "R ip addr del $a dev $dev" ;;
 		7) echo "R ip addr del $a/$p dev $dev" ;;
@@ -126,6 +131,7 @@ gen_scenario() {
 		10) echo "R ip addr flush dev $dev to $a/$p" ;;
 		11 | 12) echo "R flush flag $dev" ;;
 		13) echo "R flush flag $dev $a/$p" ;;
+		20 | 21) echo "R flush bulk $dev" ;;
 		14)
 			pick w dump secfirst
 			echo "R flush $w $dev"
@@ -212,7 +218,7 @@ run_batch() {
 # other CMD...: a command that is not `ip`: "promote DEV 0|1" or
 # "flush MODE DEV [ADDR/LEN]"; prints it, its exit status and output.
 other() {
-	local f rc old=
+	local f rc mode old=
 	printf '> %s\n' "$*"
 	case $1 in
 	promote)
@@ -221,13 +227,19 @@ other() {
 		;;
 	flush)
 		f=/proc/sys/net/ipv4/conf/$3/promote_secondaries
-		if [ "$2" = flag ] && [ "$FLAG_KNOWN" != 1 ] && [ -f "$f" ]; then
-			old=$(<"$f")
-			echo 0 >"$f"
+		mode=$2
+		if { [ "$2" = flag ] && [ "$FLAG_KNOWN" != 1 ]; } ||
+			{ [ "$2" = bulk ] && [ "$BULK_KNOWN" != 1 ]; }; then
+			[ "$2" = flag ] || mode=dump
+			if [ -f "$f" ]; then
+				old=$(<"$f")
+				echo 0 >"$f"
+			fi
 		fi
-		"$FLUSHER" -m "$2" ${4:+-o "$4"} "$3" >"$T.e" 2>&1
+		"$FLUSHER" -m "$mode" ${4:+-o "$4"} "$3" >"$T.e" 2>&1
 		rc=$?
 		[ -z "$old" ] || echo "$old" >"$f"
+		[ "$2" != bulk ] || sed -i 's/deleted [0-9]* gone [0-9]* //' "$T.e"
 		;;
 	esac
 	echo "rc=$rc"
@@ -268,8 +280,12 @@ run() {
 	local file=$1 states=$2 lines=() k=0 line d=/tmp/check-diff.out i running=0
 	"$FLUSHER" -c >/dev/null 2>&1
 	FLAG_KNOWN=$(($? == 0))
-	export FLAG_KNOWN
-	echo "check-diff: $(uname -r), IFA_F_FLUSH known: $FLAG_KNOWN"
+	# bulk delete: "Bulk delete is not supported" on an empty device
+	BULK_KNOWN=$(unshare -n bash -c "ip link add z0 type dummy &&
+		$FLUSHER -m bulk z0 2>&1" | grep -c "^found 0 ")
+	export FLAG_KNOWN BULK_KNOWN
+	echo "check-diff: $(uname -r), IFA_F_FLUSH known: $FLAG_KNOWN," \
+		"bulk delete known: $BULK_KNOWN"
 	mkdir -p $d
 	start() {
 		[ "$k" -gt 0 ] || return 0
