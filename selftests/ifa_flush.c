@@ -867,31 +867,10 @@ TEST_F(requests, ipv6_flag_del)
 /* The extack message of a bulk delete's kernel without support for it. */
 #define BULK_NOTSUPP	"Bulk delete is not supported"
 
-/*
- * RTM_DELADDR with NLM_F_BULK of @family on @ifindex, with @plen in the
- * header and IFA_LOCAL @local if not NULL: 0 or -errno.
- */
 static int bulk_req(struct ctx *c, int family, int ifindex, int plen,
 		    const char *local)
 {
-	struct rt_addr_deladdr_req *req;
-	unsigned char l[4];
-	int ret;
-
-	if (local && inet_pton(AF_INET, local, l) != 1)
-		return -EINVAL;
-	req = rt_addr_deladdr_req_alloc();
-	if (!req)
-		return -ENOMEM;
-	rt_addr_deladdr_req_set_nlflags(req, NLM_F_BULK);
-	req->_hdr.ifa_family = family;
-	req->_hdr.ifa_prefixlen = plen;
-	req->_hdr.ifa_index = ifindex;
-	if (local)
-		rt_addr_deladdr_req_set_local(req, l, sizeof(l));
-	ret = rt_addr_deladdr(c->addr, req);
-	rt_addr_deladdr_req_free(req);
-	return ret ? -(int)(c->addr->err.code ?: EIO) : 0;
+	return ifa_bulk_del(c->addr, family, ifindex, plen, local);
 }
 
 /*

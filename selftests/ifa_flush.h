@@ -73,20 +73,29 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 }
 
 /*
- * RTM_DELADDR with NLM_F_BULK of every IPv4 address of @ifindex: 0, or
- * -errno from the kernel (-EOPNOTSUPP with "Bulk delete is not supported"
- * on a kernel without it).
+ * RTM_DELADDR with NLM_F_BULK of @family on @ifindex, with @plen in the
+ * header and IFA_LOCAL @local if not NULL (the kernel takes neither: the
+ * tests of its refusals set them): 0, or -errno from the kernel
+ * (-EOPNOTSUPP with "Bulk delete is not supported" on a kernel without it).
  */
-static inline int ifa_bulk_del(struct ynl_sock *ys, int ifindex)
+static inline int ifa_bulk_del(struct ynl_sock *ys, int family, int ifindex,
+			       int plen, const char *local)
 {
-	struct rt_addr_deladdr_req *req = rt_addr_deladdr_req_alloc();
+	struct rt_addr_deladdr_req *req;
+	unsigned char l[4];
 	int ret;
 
+	if (local && inet_pton(AF_INET, local, l) != 1)
+		return -EINVAL;
+	req = rt_addr_deladdr_req_alloc();
 	if (!req)
 		return -ENOMEM;
 	rt_addr_deladdr_req_set_nlflags(req, NLM_F_BULK);
-	req->_hdr.ifa_family = AF_INET;
+	req->_hdr.ifa_family = family;
+	req->_hdr.ifa_prefixlen = plen;
 	req->_hdr.ifa_index = ifindex;
+	if (local)
+		rt_addr_deladdr_req_set_local(req, l, sizeof(l));
 	ret = rt_addr_deladdr(ys, req);
 	rt_addr_deladdr_req_free(req);
 	return ret ? -(int)(ys->err.code ?: EIO) : 0;

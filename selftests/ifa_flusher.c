@@ -177,7 +177,7 @@ static int do_flush(const char *mode, const char *only)
 		return 1;
 	found = l.n;
 	if (bulk) {
-		if (ifa_bulk_del(ys, ifindex)) {
+		if (ifa_bulk_del(ys, AF_INET, ifindex, 0, NULL)) {
 			failed = 1;
 			fprintf(stderr, "bulk delete: %s\n", ys->err.msg);
 		}
