@@ -1,99 +1,77 @@
 # SPDX-License-Identifier: GPL-2.0
-# Entry points; each target is one script in scripts/ (see README.md).
+# Entry points: each target runs one script in scripts/ (see README.md).
+# The "##" lines are `make help`: the one table of targets and knobs; a
+# static check (scripts/check/check-static.sh) keeps it and scripts/check/
+# in step.
 
-.PHONY: all check check-mutants check-diff check-upstream check-debug check-bisect check-w1 check-fresh check-ksrc \
-	bench-flush bench-demux bench-ring bench-packet-netns patches maintainers clean-cache help
+.PHONY: all check patches maintainers clean-cache help
 
-CACHE ?= /var/cache/netseries
-export CACHE
-
-# Fetch base, apply, build, boot, run the selftests, report.
+## Targets:
+##   all (default)     fetch base, apply, build, boot, run the selftests, report
 all:
 	scripts/loop.sh all
 
-# The test command (.ci/run): static checks + the same loop.
+##   check             the same with the static checks (the CI test command)
 check:
 	scripts/loop.sh check
 
-# Each selftest fails without what it covers.
-check-mutants:
-	scripts/check/check-mutants.sh
+##   check-mutants     each selftest fails on the base kernel or a mutation
+##   check-diff        address deletes: same addresses and routes on the base and series kernels
+##   check-upstream    upstream selftests near the change, on the series kernel
+##   check-debug       the selftests and random address layouts on a KASAN/lockdep/kmemleak kernel
+##   check-w1          no new W=1/C=1 warnings (x86_64 gcc, i386 gcc, clang)
+##   check-bisect      every prefix of the series builds
+##   check-fresh       make check in a new minimal Debian root, empty cache (slow)
+##   check-ksrc        make check KSRC=... CACHE=... with the default cache hidden (slow)
+check-%:
+	scripts/check/check-$*.sh
 
-# Address deletion on the series kernel = on the base kernel (patch 2).
-check-diff:
-	scripts/check/check-diff.sh
+##   bench-flush       flush times by method, layout and N (one boot)
+##   bench-demux       early demux knobs: forwarding and request-response (one boot)
+##   bench-ring        AF_PACKET receive paths under load (one boot)
+##   bench-packet-netns  packet sockets in N netns under ARP load (series kernel and 6.12)
+bench-%:
+	scripts/bench/bench.sh $*
 
-# Upstream selftests near the change, on the patched kernel.
-check-upstream:
-	scripts/check/check-upstream.sh
-
-# The selftests on a KASAN/lockdep/kmemleak kernel.
-check-debug:
-	scripts/check/check-debug.sh
-
-# No new W=1/C=1 warnings in the objects the series touches.
-check-w1:
-	scripts/check/check-w1.sh
-
-check-fresh:
-	scripts/check/check-fresh.sh
-
-check-ksrc:
-	scripts/check/check-ksrc.sh
-
-# Every prefix of the series builds.
-check-bisect:
-	scripts/check/check-bisect.sh
-
-# Benchmarks, one VM boot each.
-bench-flush bench-demux bench-ring:
-	scripts/bench/bench.sh $(@:bench-%=%)
-
-# The keepalived case: packet sockets in N namespaces, series kernel and
-# Debian's 6.12, one boot each.
-bench-packet-netns:
-	scripts/bench/bench-packet-netns.sh --both
-
-# Regenerate patches/ from the development worktree (maintainers).
+##   patches           patches/ from the development worktree $CACHE/dev
 patches:
 	scripts/series/export-series.sh
 
-# MAINTAINERS-snippet from scripts/get_maintainer.pl.
+##   maintainers       MAINTAINERS-snippet from get_maintainer.pl
 maintainers:
 	scripts/series/gen-maintainers.sh
 
-# Everything the targets keep outside the repository.
+##   clean-cache       remove $CACHE (everything the targets keep outside the repository)
 clean-cache:
-	rm -rf "$(CACHE)"
+	bash -c '. scripts/lib.sh && rm -rf "$$CACHE"'
 
+##   help              this text
 help:
-	@echo 'Targets (each runs one script in scripts/, see README.md):'
-	@echo '  all (default)   fetch base, apply, build, boot, run the selftests, report'
-	@echo '  check           the same with the static checks (the CI test command)'
-	@echo '  check-mutants   each selftest fails on the base kernel or a mutation'
-	@echo '  check-diff      address deletes: same addresses and routes on the base and series kernels'
-	@echo '  check-upstream  upstream selftests near the change, on the series kernel'
-	@echo '  check-debug     the selftests and the fuzzer on a KASAN/lockdep/kmemleak kernel'
-	@echo '  check-w1        no new W=1/C=1 warnings (x86_64 gcc, i386 gcc, clang)'
-	@echo '  check-bisect    every prefix of the series builds'
-	@echo '  check-fresh     make check in a new minimal Debian root, empty cache (slow)'
-	@echo '  check-ksrc      make check KSRC=... CACHE=... with the default cache hidden (slow)'
-	@echo '  bench-flush, bench-demux, bench-ring   benchmarks, one VM boot each'
-	@echo '  bench-packet-netns  packet sockets in N netns under ARP load, series kernel and 6.12'
-	@echo '  patches         patches/ from the development worktree $$CACHE/dev'
-	@echo '  maintainers     MAINTAINERS-snippet from get_maintainer.pl'
-	@echo '  clean-cache     remove $$CACHE'
-	@echo 'Knobs (environment or make VAR=...):'
-	@echo '  CACHE=/var/cache/netseries  where the base, builds, ccache and runs live'
-	@echo '  KSRC=/path/to/net-next      a real tree instead of the Debian base (never written)'
-	@echo '  JOBS=N                      parallel build jobs (default: nproc)'
-	@echo '  VM=qemu|vng                 the VM runner: our QEMU + init (default) or virtme-ng (installed on first use)'
-	@echo '  VM_TIMEOUT=s VM_MEM=2G VM_CPUS=2 KERNEL=bzImage   the VM (scripts/vm/vm-exec.sh)'
-	@echo '  ICOUNT=0|1                  QEMU instruction counting (benchmarks: 1)'
-	@echo '  FRESH_ROOT=/var/tmp/...     where check-fresh makes its root'
-	@echo '  CHECK_BISECT_SELFTEST=1     check-bisect: only its self-test (a prefix without the uapi header fails)'
-	@echo '  UPSTREAM_TESTS="prog script.sh:test,..."   upstream tests after ours'
-	@echo '  EXTRA_CONFIG="fragment ..."  more kernel config (scripts/loop/build.sh)'
-	@echo '  SEED=N DIFF_SCENARIOS=300   check-diff: the scenarios (seed printed; random if unset)'
-	@echo '  MUTANT=1                    check-diff: also a mutant of patch 2, which must differ'
-	@echo '  BENCH_*                     benchmark sizes and methods (scripts/bench/bench-*.sh headers)'
+	@sed -n 's/^## \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+
+## Knobs (environment or make VAR=..., default in brackets):
+##   CACHE=dir         base, builds, ccache, runs [/var/cache/netseries]
+##   KSRC=dir          a real net-next tree instead of the Debian base, never written [unset]
+##   JOBS=n            parallel build jobs [nproc]
+##   EXTRA_CONFIG="fragment ..."  more kernel config for the loop's kernel [none]
+##   VM=qemu|vng       the VM runner: our QEMU + init, or virtme-ng (installed on first use) [qemu]
+##   VM_TIMEOUT=s VM_MEM=size VM_CPUS=n  the VM [2400, 2G, 2; check-debug and bench-*: 5400 s, 3G]
+##   VM_ACCEL="kvm tcg"  accelerators to try [tcg: a KVM guest hangs on these machines]
+##   KERNEL=bzImage    the kernel scripts/vm/vm-exec.sh boots [$CACHE/build/arch/x86/boot/bzImage]
+##   ICOUNT=0|1        QEMU instruction counting [bench-*: 1, else 0]
+##   UPSTREAM_TESTS="prog script.sh:test,..."  upstream tests after ours [psock_tpacket rtnetlink.sh:kci_test_promote_secondaries]
+##   SEED=n DIFF_SCENARIOS=n  check-diff's scenarios [random, printed; 300]
+##   MUTANT=1          check-diff: also a mutant of patch 2.1, which must differ [0]
+##   DEBUG_SEED=n DEBUG_SCENARIOS=n  check-debug's random layouts [1; 60]
+##   W1_VARIANTS="..."  check-w1's builds [x86_64-gcc i386-gcc x86_64-clang]
+##   CHECK_BISECT_SELFTEST=1  check-bisect: only its self-test [0]
+##   FRESH_ROOT=dir    where check-fresh makes its root [/var/tmp/netseries-fresh]
+##   BENCH_ONE, BENCH_RFC, BENCH_HOST="n ..."  bench-flush sizes per layout [10000 20000 40000]
+##   BENCH_PER=n       bench-flush: addresses per /24 [250]
+##   BENCH_METHODS="..."  bench-flush methods [ip secfirst plain flag flagprim bulk]
+##   BENCH_IP_PATCHED=path  bench-flush: an ip with the iproute2 companion patch, adds method ipnew [unset]
+##   BENCH_IP_MAX=n BENCH_IP_ONE_MAX=n  bench-flush: largest N for stock ip, /24s and /32s; one subnet [40000; 2000]
+##   BENCH_NS, BENCH_KA_NS="n ..."  bench-packet-netns: namespace counts, plain and keepalived [1 50 236]
+##   BENCH_KINDS="..."  bench-packet-netns: socket kinds [none ka p0]
+##   BENCH_RATES="..."  bench-packet-netns: offered ARPs per second [700 5000]
+##   BENCH_EVENTS=n BENCH_EVENTS_ALL=n  bench-packet-netns: ARPs per measurement [500; 200]

@@ -5,25 +5,34 @@
 
 # shellcheck disable=SC2034  # variables are used by the sourcing scripts
 
+# The knobs a user sets are listed, with their defaults, by `make help`
+# (the "##" lines of the Makefile); each is read where its default is
+# written.  The other variables below that the scripts pass to each other
+# in the environment are not knobs: BUILD (the build tree of the kernel at
+# hand: variant_kernel, check-debug, check-upstream), VM_OUT and VM_ENV
+# (scripts/vm/vm-exec.sh), STATIC_KTAP, RUN_OURS, UPSTREAM_BINS, NO_REPORT
+# (the loop's steps), SKIP_SERIES, EXTRA_PATCHES, PATCHES_UPTO
+# (scripts/loop/apply.sh), BASE_PKG_RE, BASE_SUITES, VERIFY_CONFIG (the
+# older kernel of bench-packet-netns), NETSERIES_TREE_LOCKED (lock_tree).
+
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CACHE:-/var/cache/netseries}
 # The kernel tree the series is applied to: our import of the Debian base,
 # or a shared clone of the user's KSRC (the user's tree is never touched).
-SRC=${SRC:-$CACHE/src}
+SRC=$CACHE/src
 BUILD=${BUILD:-$CACHE/build}
-RUNS=${RUNS:-$CACHE/runs}
-export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+RUNS=$CACHE/runs
+export CCACHE_DIR=$CACHE/ccache
 JOBS=${JOBS:-$(nproc)}
 # The newest Debian linux-source-7.x is the stand-in for net-next.
 BASE_PKG_RE=${BASE_PKG_RE:-'^linux-source-7\.[0-9]+$'}
 # Commits the loop makes itself (the base import, `git am` of the series
 # onto it) carry this identity, so that a machine without a git identity
 # works; the patches keep their own From: lines as authors.
-export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-netseries loop}
-export GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-netseries@localhost}
+export GIT_COMMITTER_NAME="netseries loop" GIT_COMMITTER_EMAIL=netseries@localhost
 # Branch names inside $SRC.
 BASE_BRANCH=netseries-base
-SERIES_BRANCH=${SERIES_BRANCH:-netseries}
+SERIES_BRANCH=netseries
 
 _t0=${_t0:-$(date +%s)}
 export _t0
@@ -43,8 +52,8 @@ step() {
 	shift
 	t=$(date +%s)
 	log "== $name"
-	"$@"
-	rc=$?
+	rc=0
+	"$@" || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		log "== $name: done in $(($(date +%s) - t))s"
 	else
@@ -116,7 +125,7 @@ apt_mirror() {
 	local uri
 	# shellcheck disable=SC2016 # $(REPO_URI) is apt's format, not ours
 	uri=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
-		grep -v -e security -e '^$' | grep '/debian/\?$' | head -n 1)
+		grep -v -e security -e '^$' | grep '/debian/\?$' | head -n 1) || true
 	[ -n "$uri" ] || die "no Debian mirror found in this machine's apt configuration"
 	echo "${uri%/}"
 }
@@ -256,9 +265,65 @@ src_kernelversion() {
 	make -s -C "$SRC" kernelversion 2>/dev/null
 }
 
+# kernel_image [BUILD]: the bzImage of a build tree (default $BUILD).
+kernel_image() {
+	echo "${1:-$BUILD}/arch/x86/boot/bzImage"
+}
+
+# new_run NAME: a new results directory $RUNS/<date>-NAME.XXXX (path on
+# stdout); every target that keeps results makes its directory here.
+new_run() {
+	mkdir -p "$RUNS"
+	mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-$1.XXXX"
+}
+
+# build_helper DIR/NAME.c [CFLAGS...]: the helper program NAME (a
+# benchmark's load generator, the fuzzer) built on the host into
+# $CACHE/helpers/NAME when missing or older than its source, path on
+# stdout.  Never in the source tree.  In the guest (read-only root) the
+# same call finds the binary the host built before the boot, or fails.
+build_helper() {
+	local src=$1 bin
+	shift
+	bin=$CACHE/helpers/$(basename "$src" .c)
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		if ! { mkdir -p "$CACHE/helpers" &&
+			"${CC:-cc}" -O2 -Wall -Wextra -Werror "$@" -o "$bin.tmp" "$src" &&
+			mv -f "$bin.tmp" "$bin"; }; then
+			die "cannot build $bin from $src"
+		fi
+	fi
+	echo "$bin"
+}
+
+# The one KTAP emitter of our checks (static, bisect, w1, mutants):
+# ktap_result 0|RC DESCRIPTION [DETAILS_FILE]: "ok N DESCRIPTION" or "not ok
+# N DESCRIPTION" (then DETAILS_FILE as "# " lines before it), also appended
+# to $KTAP_FILE if set; a failure sets KTAP_FAILED.  ktap_summary: the
+# counts on stderr, status 1 if anything failed.
+KTAP_N=0
+KTAP_FAILED=0
+ktap_result() {
+	local line
+	KTAP_N=$((KTAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		line="ok $KTAP_N $2"
+	else
+		line="not ok $KTAP_N $2"
+		KTAP_FAILED=$((KTAP_FAILED + 1))
+		[ -s "${3:-}" ] && sed 's/^/# /' "$3"
+	fi
+	echo "$line"
+	[ -z "${KTAP_FILE:-}" ] || echo "$line" >>"$KTAP_FILE"
+}
+ktap_summary() {
+	log "${1:-results}: $((KTAP_N - KTAP_FAILED)) passed, $KTAP_FAILED failed"
+	[ "$KTAP_FAILED" -eq 0 ]
+}
+
 # sha256 over files (missing files hash as empty), for stamps.
 hash_files() {
-	cat "$@" 2>/dev/null | sha256sum | cut -d' ' -f1
+	{ cat "$@" 2>/dev/null || true; } | sha256sum | cut -d' ' -f1
 }
 
 # The kernel series: one folder per series under patches/, N-TREE-TOPIC,

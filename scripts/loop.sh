@@ -6,9 +6,10 @@
 #
 #   scripts/loop.sh all     `make`: the five steps
 #   scripts/loop.sh check   `make check`: the same with the static checks
-#                           after step 2; their results are part of the
+#                           after step 3; their results are part of the
 #                           final "N passed, N failed" line.
-set -u
+# Not -e: the report is made whatever failed (fail() below).
+set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 mode=${1:-all}
@@ -36,16 +37,13 @@ fail() {
 }
 
 log "base: ${KSRC:-Debian linux-source (newest 7.x)}, cache: $CACHE"
-step "1 fetch base" "$S/loop/fetch-base.sh" || fail "could not get the base tree"
-step "2 apply series" "$S/loop/apply.sh" || fail "the series does not apply"
+kernel_up_to_date || fail "no kernel: steps 1-3 (base, series, build) failed, see above"
 static_rc=0
 if [ "$mode" = check ]; then
 	step "static checks" "$S/check/check-static.sh" || static_rc=1
 fi
-step "3 build kernel" "$S/loop/build.sh" || fail "the kernel does not build"
 rc=0
-mkdir -p "$RUNS"
-VM_OUT=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")
+VM_OUT=$(new_run selftests)
 export VM_OUT
 export NO_REPORT=1
 step "4 selftests in the VM" "$S/loop/selftests-in-vm.sh" || rc=$?

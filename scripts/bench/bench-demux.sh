@@ -3,7 +3,7 @@
 # Benchmark the early demux knobs, meant for one boot of the test VM
 # (numbers from QEMU only compare with each other):
 #
-#   scripts/bench/bench-demux.sh --build                  (on the host: helper)
+#   scripts/bench/bench-demux.sh --build     (on the host: the helper, lib.sh build_helper)
 #   ICOUNT=1 VM_ENV=ICOUNT scripts/vm/vm-exec.sh scripts/bench/bench-demux.sh \
 #	[-r REPS] [-t SECONDS]				(make bench-demux does this)
 #
@@ -29,22 +29,19 @@
 # report also gives that for A and B, their difference, and for the fwd
 # cases the difference as a share of the router's own instructions per
 # packet (fwd minus direct).
-set -u
-
-TOP=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
-SRC=$TOP/scripts/bench/edmx_bench.c
-BIN=$TOP/scripts/bench/edmx_bench
+#
+# Not -e: a measurement that fails is reported in its table row, and the
+# namespaces are removed on the way out.
+set -uo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
 REPS=5
 SECS=1
-
-build()
-{
-	${CC:-cc} -O2 -Wall -Wextra -Werror -o "$BIN" "$SRC"
-}
+BIN=$(build_helper "$TOP/scripts/bench/edmx_bench.c") || exit
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--build) build; exit ;;
+	--build) exit 0 ;;
 	-r) REPS=$2; shift ;;
 	-t) SECS=$2; shift ;;
 	*) echo "usage: $0 [--build] [-r REPS] [-t SECONDS]" >&2; exit 2 ;;
@@ -53,9 +50,6 @@ while [ $# -gt 0 ]; do
 done
 
 [ "$(id -u)" -eq 0 ] || { echo "need root" >&2; exit 4; }
-if [ ! -x "$BIN" ] || [ "$SRC" -nt "$BIN" ]; then
-	build || { echo "cannot build $BIN (run --build on the host)" >&2; exit 1; }
-fi
 
 SUFFIX=$(mktemp -u XXXXXX)
 SRCNS=bsrc-$SUFFIX RTR=brtr-$SUFFIX DST=bdst-$SUFFIX

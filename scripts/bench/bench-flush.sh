@@ -32,10 +32,7 @@
 #             binary (built by the user beside this repository).
 # Each flush by flush_bench is timed by flush_bench itself (its "secs":
 # from its first dump to its last ack), the ip flushes with date +%s.%N
-# around the command; when the ftrace function
-# profiler is available, fib_add_ifaddr()/fib_del_ifaddr() calls are
-# counted during it.  Prints Markdown tables: seconds, ratios against the
-# plain flushes (flush_bench -m dump and ip) and call counts.
+# around the command.  Prints a Markdown table: seconds and ratios.
 #
 # Environment:
 #   BENCH_ONE      sizes of the one-subnet layout ("10000 20000 40000")
@@ -50,53 +47,34 @@
 #                  TCG, four times that at 80000); in the one-subnet
 #                  layout it promotes N times and is always skipped above
 #                  BENCH_IP_ONE_MAX (2000: 44 s; over 10 min at 10000)
-#   BENCH_PROFILE  separate: time without the profiler, then count the
-#                  calls in a second add + flush; 1: count during the
-#                  timed flush; 0: no counts (default)
 # Pass them into the guest with VM_ENV="BENCH_ONE BENCH_RFC ...".  The
 # default run takes roughly half an hour under TCG: use VM_TIMEOUT=3600.
-set -u
-
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-# The batching helper (scripts/bench/flush_bench.c), built on the host:
-# the guest's root is read-only.
-SRC=$TOP/scripts/bench/flush_bench.c
-FLUSHER=${FLUSHER:-$TOP/scripts/bench/flush_bench}
-# Static, and copied into the guest's tmpfs below: under instruction
-# counting a page of the program or of libc read over 9p while it runs is a
-# jump of the guest clock, of seconds on a busy host.
-if [[ ${1:-} == --build ]]; then
-	exec ${CC:-cc} -O2 -static -Wall -Wextra -Werror -o "$FLUSHER" "$SRC"
-fi
+#
+# Not -e: a flush that fails or leaves addresses is reported in the table
+# and the run goes on.
+set -uo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/../lib.sh"
+# The flusher (scripts/bench/flush_bench.c), built on the host, static:
+# it is copied into the guest's tmpfs below, as under instruction counting
+# a page of the program or of libc read over 9p while it runs is a jump of
+# the guest clock, of seconds on a busy host.
+FLUSHER=$(build_helper "$TOP/scripts/bench/flush_bench.c" -static) || exit
+[[ ${1:-} != --build ]] || exit 0
 BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
 BENCH_HOST=${BENCH_HOST-10000 20000 40000}
 BENCH_PER=${BENCH_PER:-250}
 BENCH_IP_MAX=${BENCH_IP_MAX-40000}
 BENCH_IP_ONE_MAX=${BENCH_IP_ONE_MAX-2000}
-BENCH_PROFILE=${BENCH_PROFILE:-0}
 NS=bench-flush-$$
 DEV=bf0
 BENCH_IP_PATCHED=${BENCH_IP_PATCHED:-}
 METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim bulk${BENCH_IP_PATCHED:+ ipnew}}
 LAYOUTS="one rfc host"
-TRACEFS=
-OLD_FILTER=
-OLD_PROFILE=
 
 # Results, indexed by "layout,N,method".
-declare -A T_ADD T_FLUSH N_ADD N_DEL OUT
-
-log()
-{
-	printf '[bench] %s\n' "$*" >&2
-}
-
-die()
-{
-	log "error: $*"
-	exit 1
-}
+declare -A T_ADD T_FLUSH OUT
 
 now()
 {
@@ -125,61 +103,8 @@ min()
 			 else print a }'
 }
 
-profile_init()
-{
-	local d
-
-	[[ $BENCH_PROFILE == 0 ]] && return 1
-	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		[[ -w $d/function_profile_enabled ]] && TRACEFS=$d && break
-	done
-	[[ -n $TRACEFS ]] || return 1
-	OLD_FILTER=$(grep -v '^#' "$TRACEFS/set_ftrace_filter")
-	OLD_PROFILE=$(cat "$TRACEFS/function_profile_enabled")
-	echo "fib_add_ifaddr fib_del_ifaddr" > "$TRACEFS/set_ftrace_filter" ||
-		return 1
-}
-
-profile_restore()
-{
-	[[ -n $TRACEFS ]] || return 0
-	echo "$OLD_PROFILE" > "$TRACEFS/function_profile_enabled"
-	if [[ -n $OLD_FILTER ]]; then
-		echo "$OLD_FILTER" > "$TRACEFS/set_ftrace_filter"
-	else
-		: > "$TRACEFS/set_ftrace_filter"
-	fi
-}
-
-# Enabling the profiler clears its counters.
-profile_on()
-{
-	[[ -n $TRACEFS ]] || return 0
-	echo 0 > "$TRACEFS/function_profile_enabled"
-	echo 1 > "$TRACEFS/function_profile_enabled"
-}
-
-profile_off()
-{
-	[[ -n $TRACEFS ]] || return 0
-	echo 0 > "$TRACEFS/function_profile_enabled"
-}
-
-# profile_hits FUNC: calls of FUNC summed over the CPUs, "-" if unknown.
-profile_hits()
-{
-	if [[ -z $TRACEFS ]]; then
-		echo -
-		return
-	fi
-	awk -v f="$1" '$1 == f { n += $2 } END { print n + 0 }' \
-		"$TRACEFS"/trace_stat/function[0-9]*
-}
-
 cleanup()
 {
-	profile_off
-	profile_restore
 	ip netns del "$NS" 2>/dev/null
 }
 
@@ -274,35 +199,14 @@ run_one()
 	left=$(count_addrs)
 	((left == n)) || die "$left addresses on $DEV, expected $n"
 
-	if [[ $BENCH_PROFILE == 1 ]]; then
-		profile_on
-	fi
 	t0=$(now)
 	out=$(flush_dev "$m") || log "$m flush failed: $out"
 	t1=$(now)
-	profile_off
 	T_FLUSH[$k]=$(elapsed "$t0" "$t1")
 	[[ $out == *" secs "* ]] && T_FLUSH[$k]=$(printf '%.3f' "${out##* secs }")
 	OUT[$k]=$out
-	if [[ $BENCH_PROFILE == 1 ]]; then
-		N_ADD[$k]=$(profile_hits fib_add_ifaddr)
-		N_DEL[$k]=$(profile_hits fib_del_ifaddr)
-	fi
 	check_left "$k"
-
-	if [[ $BENCH_PROFILE == separate && -n $TRACEFS ]]; then
-		add_addrs "$layout" "$n" >/dev/null ||
-			die "adding $n addresses failed"
-		profile_on
-		flush_dev "$m" >/dev/null
-		profile_off
-		N_ADD[$k]=$(profile_hits fib_add_ifaddr)
-		N_DEL[$k]=$(profile_hits fib_del_ifaddr)
-		check_left "$k"
-	fi
-	log "$layout N=$n $m: add ${T_ADD[$k]}s flush ${T_FLUSH[$k]}s," \
-		"fib_add_ifaddr ${N_ADD[$k]:--}," \
-		"fib_del_ifaddr ${N_DEL[$k]:--} ($out)"
+	log "$layout N=$n $m: add ${T_ADD[$k]}s flush ${T_FLUSH[$k]}s ($out)"
 }
 
 # skip LAYOUT METHOD N: whether BENCH_IP_MAX or BENCH_IP_ONE_MAX excludes it.
@@ -318,15 +222,11 @@ skip()
 
 print_tables()
 {
-	local layout n m k add sec flag fp ip plain ms ipn bulk
+	local layout n m k add sec flag fp ip plain ipn bulk
 
 	echo
 	echo "Kernel $(uname -r), $(nproc) CPUs; /24 layout: $BENCH_PER" \
 		"addresses per subnet; one boot, every figure from this run."
-	if [[ $BENCH_PROFILE == 1 && -n $TRACEFS ]]; then
-		echo "Times include the function profiler's overhead" \
-			"(2 functions traced)."
-	fi
 	echo
 	echo "Seconds; add: the fastest of the adds before each flush;" \
 		"\"-\": not run (see the script's header)."
@@ -374,30 +274,9 @@ print_tables()
 			done
 		done
 	done
-
-	[[ -n $TRACEFS ]] || return 0
-	echo
-	echo "Calls of fib_add_ifaddr / fib_del_ifaddr during each flush:"
-	echo
-	read -ra ms <<<"$METHODS"
-	echo "| layout | N |$(printf ' %s |' "${ms[@]}")"
-	echo "|---|---:|$(printf -- '---:|%.0s' "${ms[@]}")"
-	for layout in $LAYOUTS; do
-		for n in $(sizes "$layout"); do
-			k="$layout,$n"
-			printf '| %s | %s |' "$layout" "$n"
-			for m in $METHODS; do
-				printf ' %s / %s |' "${N_ADD[$k,$m]:--}" \
-					"${N_DEL[$k,$m]:--}"
-			done
-			echo
-		done
-	done
 }
 
 [[ $(id -u) == 0 ]] || die "needs root"
-[[ -x $FLUSHER && ! $SRC -nt $FLUSHER ]] ||
-	die "no current $FLUSHER: run $0 --build on the host"
 cp "$FLUSHER" /tmp/flush_bench || die "cannot copy $FLUSHER to /tmp"
 FLUSHER=/tmp/flush_bench
 
@@ -411,10 +290,6 @@ if ! ip -n "$NS" link add name "$DEV" type dummy 2>/dev/null; then
 fi
 ip netns exec "$NS" sysctl -qw net.ipv6.conf."$DEV".disable_ipv6=1
 ip -n "$NS" link set dev "$DEV" up || die "cannot set $DEV up"
-if ! profile_init; then
-	TRACEFS=
-	log "no function profiler: no call counts"
-fi
 
 for layout in $LAYOUTS; do
 	for n in $(sizes "$layout"); do

@@ -6,14 +6,14 @@
 # config fragments (before "net: introduce per netns packet chains", which
 # moved device-less packet hooks from the global ptype lists to the netns).
 #
-#   make bench-packet-netns		(host: both kernels, one boot each)
-#   scripts/bench/bench-packet-netns.sh --build	(host: helper, keepalived)
+#   make bench-packet-netns		(host: both kernels, one boot each: bench.sh)
+#   scripts/bench/bench-packet-netns.sh --build	(host: keepalived; the helper is built by any call)
 #   scripts/bench/bench-packet-netns.sh --old-kernel	(host: fetch, build 6.12)
 #   scripts/vm/vm-exec.sh scripts/bench/bench-packet-netns.sh	(guest: one kernel)
 #
 # Topology: namespaces pnb-1 .. pnb-N, each with the end eth0 of a veth pair
 # whose other end pnbsI stays in the VM's initial namespace, where
-# scripts/bench/pnetns_bench sends broadcast ARP requests (for an address
+# pnetns_bench (scripts/bench/pnetns_bench.c) sends broadcast ARP requests (for an address
 # nobody owns) from a protocol-0 packet socket: out of pnbs1 ("one") or out
 # of pnbs1 .. pnbsN ("all", one frame per namespace, as a bridge would
 # flood it).  veth delivers in the sender's softirq, so the time the sender
@@ -48,25 +48,18 @@
 #   BENCH_RATES    offered broadcast ARPs per second ("700 5000")
 #   BENCH_EVENTS   ARPs per measurement into one namespace (500)
 #   BENCH_EVENTS_ALL  ARPs per measurement into all N namespaces (200)
-set -u
-
-TOP=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
-SRC_C=$TOP/scripts/bench/pnetns_bench.c
-BIN=$TOP/scripts/bench/pnetns_bench
+# Not -e: a measurement that fails is reported in its table row, and the
+# namespaces are removed on the way out.
+set -uo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$(readlink -f "$0")")/../lib.sh"
+BIN=$(build_helper "$TOP/scripts/bench/pnetns_bench.c") || exit
+OLD=$CACHE/old-6.12
 OLD_PKG_RE='^linux-source-6\.12$'
 OLD_SUITES=bookworm-security
 
-host_lib()
-{
-	# shellcheck source=scripts/lib.sh
-	. "$TOP/scripts/lib.sh"
-	OLD=$CACHE/old-6.12
-}
-
 build()
 {
-	host_lib
-	${CC:-cc} -O2 -Wall -Wextra -Werror -o "$BIN" "$SRC_C" || return
 	# keepalived runs only in the guest.  Debian starts services from
 	# maintainer scripts through invoke-rc.d: a policy-rc.d that answers
 	# 101 forbids it (this machine has one already; otherwise one is put
@@ -93,7 +86,6 @@ build()
 # directory, ccache shared.
 old_kernel()
 {
-	host_lib
 	CACHE=$OLD CCACHE_DIR=$CCACHE_DIR BASE_PKG_RE=$OLD_PKG_RE \
 		BASE_SUITES=$OLD_SUITES "$TOP/scripts/loop/fetch-base.sh" &&
 	CACHE=$OLD CCACHE_DIR=$CCACHE_DIR VERIFY_CONFIG=warn \
@@ -105,43 +97,15 @@ old_kernel()
 	done
 }
 
-# Both kernels, one boot each, back to back (make bench-packet-netns).
-both()
-{
-	local mark outs=() out
-
-	host_lib
-	lock_tree
-	old_kernel || exit
-	export VM_MEM=${VM_MEM:-4G}
-	mark=$(mktemp)
-	"$TOP/scripts/bench/bench.sh" packet-netns || exit
-	KERNEL=$OLD/build/arch/x86/boot/bzImage \
-		"$TOP/scripts/bench/bench.sh" packet-netns || exit
-	mapfile -t outs < <(find "$RUNS" -maxdepth 1 -name '*-bench-packet-netns.*' \
-		-newer "$mark" | sort)
-	rm -f "$mark"
-	echo
-	for out in "${outs[@]}"; do
-		echo "== $out"
-		grep -E '^(#|\|)' "$out/output"
-	done
-}
-
 case ${1:-} in
 --build) build; exit ;;
 --old-kernel) old_kernel; exit ;;
---both) both; exit ;;
 "") ;;
-*) echo "usage: $0 [--build|--old-kernel|--both]" >&2; exit 2 ;;
+*) echo "usage: $0 [--build|--old-kernel]" >&2; exit 2 ;;
 esac
 
 # ---- inside the VM ----
 [ "$(id -u)" -eq 0 ] || { echo "need root" >&2; exit 4; }
-if [ ! -x "$BIN" ] || [ "$SRC_C" -nt "$BIN" ]; then
-	echo "$BIN missing or outdated: run $0 --build on the host" >&2
-	exit 1
-fi
 
 NS_LIST=${BENCH_NS:-"1 50 236"}
 KINDS=${BENCH_KINDS:-"none ka p0"}

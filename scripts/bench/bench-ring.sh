@@ -1,31 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Benchmark AF_PACKET receive paths (recvfrom, TPACKET_V2, TPACKET_V3) at
-# fixed offered loads over a veth pair in a throwaway netns; meant to run
-# inside the test VM, all in one boot: give this script and its options
-# (those of ring_bench) to scripts/vm-run.sh.
-#
-# Default options: -r 10000,50000,200000 -d 2 (see scripts/bench/ring_bench.c).
-# The program is built with cc into $CACHE/bench (run the script once on the
-# host first, or it is built in /tmp inside the VM).
-set -eu
+# fixed offered loads over a veth pair in a throwaway netns; it runs
+# inside the test VM, all in one boot (make bench-ring): the options are
+# those of ring_bench, default -r 10000,50000,200000 -d 2 (see
+# scripts/bench/ring_bench.c, built on the host by lib.sh build_helper).
+# -e: any failure ends the run (there are no partial tables).
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
-
-src=$TOP/scripts/bench/ring_bench.c
-bin=$CACHE/bench/ring_bench
-cc=${CC:-cc}
-
-# Built on the host before the VM run; inside the VM (read-only root) an
-# outdated binary is rebuilt in /tmp.
-if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
-	flags=(-O2 -Wall -Wextra -Werror)
-	if ! { mkdir -p "${bin%/*}" &&
-	       "$cc" "${flags[@]}" -o "$bin" "$src"; } 2>/dev/null; then
-		bin=/tmp/ring_bench
-		"$cc" "${flags[@]}" -o "$bin" "$src"
-	fi
-fi
+bin=$(build_helper "$TOP/scripts/bench/ring_bench.c")
+[ "${1:-}" != --build ] || exit 0
 
 ns=ring-bench-$$
 ip netns add "$ns"

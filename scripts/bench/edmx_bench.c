@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Load generator for scripts/bench-demux.sh (not a selftest).
+ * Load generator for scripts/bench/bench-demux.sh (not a selftest).
  *
  *   edmx_bench fwd -s SRC_NETNS -d DST_NETNS -a DST_ADDR -i DST_DEV
  *                  [-t SECONDS] [-l PAYLOAD]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flush_bench: add or flush many IPv4 addresses of one device over raw
- * rtnetlink, in batches, for scripts/bench-flush.sh.  (The selftests'
+ * rtnetlink, in batches, for scripts/bench/bench-flush.sh.  (The selftests'
  * ifa_flusher does the same one request at a time through YNL; this tool
  * batches requests so that tens of thousands of them cost little besides
  * the kernel's own work.)

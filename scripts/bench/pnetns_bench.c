@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helper of scripts/bench-packet-netns.sh: send-only packet sockets in many
+ * Helper of scripts/bench/bench-packet-netns.sh: send-only packet sockets in many
  * network namespaces, and a paced broadcast ARP sender.
  *
  *   pnetns_bench hold -k ka|p0 -n N [-f NSFMT]

@@ -17,7 +17,8 @@
 # naming IFA_F_FLUSH) and of the prefix with it (it must build; the
 # host's headers lack the flag, so only the prefix's can provide it).
 # Either outcome otherwise fails the check.
-set -u
+# Not -e: a prefix that fails to build is a result line, the others still build.
+set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 lock_tree
@@ -28,25 +29,12 @@ net=$SRC/tools/testing/selftests/net
 PROBE_SYM=IFA_F_FLUSH
 probe=$net/bisect_probe
 n=$(series_patches | wc -l)
-rc=0
-t=0
 
 # compile_progs PROG...: selftest programs of $net (paths without .c),
 # -Wextra -Werror, against the uapi headers in $BUILD/usr/include.
 compile_progs() {
 	make -s -C "$net" OUTPUT="$net" KHDR_INCLUDES="-isystem $BUILD/usr/include" \
 		USERCFLAGS="-Wextra -Werror" "$@"
-}
-
-# result OK|FAIL TEXT: one KTAP line; a failure fails the run.
-result() {
-	t=$((t + 1))
-	if [ "$1" = OK ]; then
-		echo "ok $t $2"
-	else
-		echo "not ok $t $2"
-		rc=1
-	fi
 }
 
 # probe_prefix K: apply the first K patches, install their uapi headers
@@ -80,18 +68,18 @@ selftest() {
 	trap 'rm -f "$probe" "$probe.c" "$probe.log"' EXIT
 
 	if probe_prefix $((k - 1)); then
-		result FAIL "bisect self-test: the probe compiled without $name: the check does not use the prefix's headers"
+		ktap_result 1 "bisect self-test: the probe compiled without $name: the check does not use the prefix's headers"
 	elif err=$(grep -m1 -w "$PROBE_SYM" "$probe.log"); then
-		result OK "bisect self-test: without $name the probe fails: ${err#"$net/"}"
+		ktap_result 0 "bisect self-test: without $name the probe fails: ${err#"$net/"}"
 	else
-		result FAIL "bisect self-test: without $name the probe failed for another reason (log: $probe.log)"
+		ktap_result 1 "bisect self-test: without $name the probe failed for another reason (log: $probe.log)"
 		cat "$probe.log" >&2
 		trap - EXIT
 	fi
 	if probe_prefix "$k"; then
-		result OK "bisect self-test: with $name the probe compiles (the host's headers lack $PROBE_SYM)"
+		ktap_result 0 "bisect self-test: with $name the probe compiles (the host's headers lack $PROBE_SYM)"
 	else
-		result FAIL "bisect self-test: with $name the probe does not compile (log: $probe.log)"
+		ktap_result 1 "bisect self-test: with $name the probe does not compile (log: $probe.log)"
 		cat "$probe.log" >&2
 		trap - EXIT
 	fi
@@ -104,7 +92,7 @@ if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
 		name=${name#"$TOP"/patches/}
 		if ! PATCHES_UPTO=$k "$S/loop/apply.sh" >/dev/null 2>&1 ||
 		   ! "$S/loop/build.sh" >/dev/null 2>&1; then
-			result FAIL "bisect: $name does not build (log: $BUILD/build.log)"
+			ktap_result 1 "bisect: $name does not build (log: $BUILD/build.log)"
 			continue
 		fi
 		progs=()
@@ -112,11 +100,11 @@ if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
 			progs+=("$SRC/${f%.c}")
 		done
 		if [ ${#progs[@]} -ne 0 ] && ! compile_progs "${progs[@]}" >/dev/null 2>&1; then
-			result FAIL "bisect: $name: selftests do not build"
+			ktap_result 1 "bisect: $name: selftests do not build"
 			continue
 		fi
-		result OK "bisect: $name builds${progs:+ (and ${#progs[@]} selftest programs)}"
+		ktap_result 0 "bisect: $name builds${progs:+ (and ${#progs[@]} selftest programs)}"
 	done
 fi
 "$S/loop/apply.sh" >/dev/null 2>&1 || true
-exit "$rc"
+ktap_summary check-bisect

@@ -5,9 +5,10 @@
 # built in its own tree, $CACHE/build-debug.  The run fails on any
 # BUG/WARNING/KASAN/lockdep report in the guest log (scripts/vm/vm-exec.sh) and
 # on kmemleak's suspected leaks after a final scan (scripts/vm/vm-payload.sh).
-# Then the bounded netlink fuzzer runs for FUZZ_SECONDS (120) with
-# FUZZ_SEED (1) on the same kernel.
-set -u
+# Then random address layouts and deletes, check-diff's generator with a
+# fixed seed (DEBUG_SEED, 1; DEBUG_SCENARIOS, 60), run on the same kernel:
+# they must all complete without a report.
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 lock_tree
@@ -18,12 +19,16 @@ export EXTRA_CONFIG=$TOP/scripts/check/debug.config
 # KASAN under TCG: give each selftest more time.
 export VM_TIMEOUT=${VM_TIMEOUT:-5400} VM_MEM=${VM_MEM:-3G}
 export KMEMLEAK_SCAN=1
-kernel_up_to_date || exit 1
+kernel_up_to_date
 rc=0
 step "boot and run selftests (debug kernel)" "$S/loop/selftests-in-vm.sh" || rc=1
-# The netlink fuzzer (scripts/fuzz/ifa_fuzz.c), bounded, fixed seed.
-"$S/fuzz/fuzz.sh" --build || exit 1
-step "fuzz RTM_NEWADDR/RTM_DELADDR (debug kernel, seed ${FUZZ_SEED:=1})" \
-	env KERNEL="$BUILD/arch/x86/boot/bzImage" "$S/vm/vm-exec.sh" \
-	"$S/fuzz/fuzz.sh" -s "$FUZZ_SEED" -t "${FUZZ_SECONDS:-120}" || rc=1
+out=$(new_run debug-scenarios)
+n=${DEBUG_SCENARIOS:-60}
+"$S/check/diff-scenarios.sh" gen "${DEBUG_SEED:=1}" "$n" >"$out/scenarios"
+step "random address layouts and deletes (debug kernel, seed $DEBUG_SEED, $n scenarios)" \
+	env VM_OUT="$out" VM_ENV=KMEMLEAK_SCAN "$S/vm/vm-exec.sh" \
+	"$S/check/diff-scenarios.sh" run "$out/scenarios" /run/out/states || rc=1
+done=$(grep -c '^### scenario ' "$out/states" || true)
+log "$done of $n scenarios ran (states: $out/states)"
+[ "$done" = "$n" ] || rc=1
 exit "$rc"

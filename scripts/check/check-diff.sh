@@ -10,10 +10,11 @@
 # routes.  The series kernel's states must equal the base kernel's.
 # MUTANT=1 also builds the series with
 # scripts/check/mutations/fib-going-subnet-ignores-shared-local.patch
-# ($CACHE/build-diffmut): its states must differ.  Output: "ok - ..." /
-# "not ok - ..." lines (a difference comes with the scenario's commands and
+# ($CACHE/build-diffmut): its states must differ.  Output: KTAP "ok N" /
+# "not ok N" lines (a difference comes with the scenario's commands and
 # the diff; all of them in the run directory), then "N passed, N failed".
-set -u
+# Not -e: a kernel that fails is a result line; the summary is always printed.
+set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 lock_tree
@@ -22,24 +23,12 @@ SEED=${SEED:-$RANDOM}
 N=${DIFF_SCENARIOS:-300}
 MUTATION=$TOP/scripts/check/mutations/fib-going-subnet-ignores-shared-local.patch
 S=$TOP/scripts
-passed=0 failed=0
-mkdir -p "$RUNS"
-out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-diff.XXXX")
-
-result() { # result OK TEXT: a KTAP-ish line
-	if [ "$1" = 0 ]; then
-		echo "ok - $2"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $2"
-		failed=$((failed + 1))
-	fi
-}
+out=$(new_run diff)
 
 finish() {
 	log "total: $(($(date +%s) - _t0))s, results in $out"
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	echo "$((KTAP_N - KTAP_FAILED)) passed, $KTAP_FAILED failed"
+	[ "$KTAP_FAILED" -eq 0 ]
 	exit
 }
 
@@ -49,29 +38,29 @@ log "seed $SEED, $N scenarios in $out/scenarios (again: make check-diff SEED=$SE
 # The variants first, the series last: $SRC ends on the series, whose
 # uapi headers selftests/ifa_flusher is built against.
 kernels=(base)
-variant_kernel base SKIP_SERIES=1 || { result 1 "base kernel builds"; finish; }
+variant_kernel base SKIP_SERIES=1 || { ktap_result 1 "base kernel builds"; finish; }
 if [ "${MUTANT:-0}" = 1 ]; then
 	variant_kernel diffmut EXTRA_PATCHES="$MUTATION" ||
-		{ result 1 "mutant kernel builds"; finish; }
+		{ ktap_result 1 "mutant kernel builds"; finish; }
 	kernels+=(diffmut)
 fi
 BUILD=$CACHE/build
 kernels+=(series)
-kernel_up_to_date || { result 1 "series kernel builds"; finish; }
-step "selftests (ifa_flusher)" build_selftests || { result 1 "selftests build"; finish; }
+kernel_up_to_date || { ktap_result 1 "series kernel builds"; finish; }
+step "selftests (ifa_flusher)" build_selftests || { ktap_result 1 "selftests build"; finish; }
 
 for k in "${kernels[@]}"; do
 	b=$CACHE/build-$k
 	[ "$k" != series ] || b=$CACHE/build
 	mkdir -p "$out/$k"
 	t=$(date +%s)
-	VM_OUT=$out/$k KERNEL=$b/arch/x86/boot/bzImage step "run ($k)" \
+	VM_OUT=$out/$k KERNEL=$(kernel_image "$b") step "run ($k)" \
 		"$S/vm/vm-exec.sh" "$S/check/diff-scenarios.sh" run "$out/scenarios" /run/out/states >&2
 	rc=$?
 	n=$(grep -c '^### scenario ' "$out/$k/states" 2>/dev/null)
 	states=$(grep -c '^= state' "$out/$k/states" 2>/dev/null)
 	[ "$rc" = 0 ] && [ "$n" = "$N" ]
-	result $? "$k: $n of $N scenarios, $states states in $(($(date +%s) - t)) s ($out/$k)"
+	ktap_result $? "$k: $n of $N scenarios, $states states in $(($(date +%s) - t)) s ($out/$k)"
 done
 
 # scenario FILE K: the lines of scenario K of FILE (scenarios or states).
@@ -98,15 +87,15 @@ compare() {
 	done >"$d"
 	first=${ks[0]:-}
 	if [ "$want" = same ]; then
-		result "${#ks[@]}" "$k = base in $N scenarios, $states states${first:+: differs in ${#ks[@]} (all in $d)}"
+		ktap_result "${#ks[@]}" "$k = base in $N scenarios, $states states${first:+: differs in ${#ks[@]} (all in $d)}"
 		[ -z "$first" ] || awk -v n=2 '/^scenario / && !--n { exit } { print "# " $0 }' "$d"
 	else
 		[ -n "$first" ]
-		result $? "$k differs from base${first:+ in ${#ks[@]} of $N scenarios (first: $first; all in $d)}"
+		ktap_result $? "$k differs from base${first:+ in ${#ks[@]} of $N scenarios (first: $first; all in $d)}"
 	fi
 }
 
-if [ "$failed" -eq 0 ]; then
+if [ "$KTAP_FAILED" -eq 0 ]; then
 	compare series same
 	[ "${MUTANT:-0}" != 1 ] || compare diffmut differ
 fi

@@ -11,7 +11,7 @@
 #
 #   FRESH_ROOT  where the root is made (default /var/tmp/netseries-fresh;
 #               removed and made again on every run)
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 

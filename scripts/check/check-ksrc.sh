@@ -7,22 +7,18 @@
 # of the base commit (standing in for net-next) and a cache of its own.
 # Anything that still reads the default cache (on the host or in the VM)
 # finds it empty and fails.  A cold kernel build: not part of `make check`.
-#
-#   KSRC_ALT_CACHE  the other cache (default /var/tmp/netseries-alt-cache,
-#                   emptied first unless KSRC_KEEP=1)
-# The check runs from a clone of this repository's HEAD ($alt.repo), so
+# The other cache is /var/tmp/netseries-alt-cache, emptied first.  The check runs from a clone of this repository's HEAD ($alt.repo), so
 # that edits in the working tree meanwhile do not leak into it.
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" -eq 0 ] || die "a private mount namespace needs root"
-alt=${KSRC_ALT_CACHE:-/var/tmp/netseries-alt-cache}
+alt=/var/tmp/netseries-alt-cache
 ksrc=$alt.ksrc
 git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null ||
 	die "no base tree in $SRC: run make first"
-[ "${KSRC_KEEP:-0}" = 1 ] || rm -rf "$alt"
-rm -rf "$ksrc" "$alt.repo"
+rm -rf "$alt" "$ksrc" "$alt.repo"
 git clone -q --single-branch -b "$BASE_BRANCH" "$SRC" "$ksrc"
 git clone -q "$TOP" "$alt.repo"
 t0=$(date +%s)

@@ -32,13 +32,13 @@
 # directory; the summary says which tests failed (or skipped) as expected.
 # Each variant is built in its own $CACHE/build-<variant>; the series is
 # re-applied at the end.
-set -u
+# Not -e: a variant that fails is a result line, the others still run.
+set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 lock_tree
 
 S=$TOP/scripts
-rc=0
 # expect VARIANT "TEST:WANT ..." [VAR=VALUE...]: build VARIANT (apply.sh
 # with the variables), run each TEST in one VM boot; WANT is "fail" (exit
 # 1) or "skip" (exit 0 or 4 with at least one SKIP in its output: the
@@ -55,8 +55,7 @@ expect() {
 	# A build tree of its own per variant: $BUILD keeps the series kernel.
 	local BUILD
 	if ! variant_kernel "$variant" "$@"; then
-		echo "not ok - $variant: no kernel"
-		rc=1
+		ktap_result 1 "$variant: no kernel"
 		return 1
 	fi
 	# The selftests are the series' on every kernel, the base one too
@@ -64,8 +63,7 @@ expect() {
 	# base kernel is built, the series is applied again for them.
 	if [[ " $* " == *" SKIP_SERIES=1 "* ]] &&
 	   ! step "apply (series, for the selftests)" "$S/loop/apply.sh"; then
-		echo "not ok - $variant: the series does not apply"
-		rc=1
+		ktap_result 1 "$variant: the series does not apply"
 		return 1
 	fi
 	# Built as mainline builds them: against the series tree's own uapi
@@ -74,11 +72,10 @@ expect() {
 	if ! make -s -C "$SRC" O="$CACHE/build-hdr" headers_install ||
 	   ! make -s -C "$TOP/selftests" KSRC="$SRC" \
 		KHDR="$CACHE/build-hdr/usr/include" >/dev/null; then
-		echo "not ok - $variant: the selftests do not build"
-		rc=1
+		ktap_result 1 "$variant: the selftests do not build"
 		return 1
 	fi
-	out=$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-$variant.XXXX")
+	out=$(new_run "$variant")
 	# One line per test: "result <name> <exit code>", after its output.
 	VM_OUT=$out "$S/vm/vm-exec.sh" bash -c \
 		"cd '$TOP/selftests' && for t in ${tests[*]}; do ./\$t; echo \"result \$t \$?\"; done" \
@@ -87,14 +84,13 @@ expect() {
 		r=$(awk -v t="$t" '$1 == "result" && $2 == t { print $3 }' "$out/output")
 		want=${wants[$t]}
 		if [ "$want" = fail ] && [ "$r" = 1 ]; then
-			echo "ok - $variant: $t fails as it must (output: $out/output)"
+			ktap_result 0 "$variant: $t fails as it must (output: $out/output)"
 		elif [ "$want" = skip ] && { [ "$r" = 0 ] || [ "$r" = 4 ]; } &&
 			awk -v t="$t" '$1 == "result" { if ($2 == t) exit; n = 0; next }
 				/SKIP/ { n++ } END { exit !n }' "$out/output"; then
-			echo "ok - $variant: $t passes with its flag cases skipped (output: $out/output)"
+			ktap_result 0 "$variant: $t passes with its flag cases skipped (output: $out/output)"
 		else
-			echo "not ok - $variant: $t exited ${r:-<none>}, expected $want (output: $out/output)"
-			rc=1
+			ktap_result 1 "$variant: $t exited ${r:-<none>}, expected $want (output: $out/output)"
 		fi
 	done
 }
@@ -109,4 +105,4 @@ expect mutant-list "ip_early_demux.sh:fail" \
 expect mutant-bulk "ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/bulk-promotes.patch"
 "$S/loop/apply.sh" >/dev/null 2>&1 || true
-exit "$rc"
+ktap_summary check-mutants

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks of the series, run by `make check` after scripts/loop/apply.sh
 # (so $SRC holds the applied series).  Each check prints one KTAP result
-# line; the lines are also written to $STATIC_KTAP for scripts/report.sh.
+# line; the lines are also written to $STATIC_KTAP for scripts/loop/report.sh.
 #
 #  - checkpatch.pl --strict --codespell --max-line-length=80 on each patch
 #  - Signed-off-by on each patch, each series' cover letter filled in
@@ -17,30 +17,15 @@
 #  - MAINTAINERS-snippet is what scripts/series/gen-maintainers.sh makes now
 #  - entries the series adds to net/Makefile, net/config, net/.gitignore
 #    and selftests/{Makefile,config,.gitignore} are in sorted order
-set -u
+# Not -e: a check that fails is a result line, the others still run.
+set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 need_pkgs "${PKGS_CHECK[@]}"
-STATIC_KTAP=${STATIC_KTAP:-$CACHE/static.ktap}
+KTAP_FILE=${STATIC_KTAP:-$CACHE/static.ktap}
 NETDIR=tools/testing/selftests/net
-: >"$STATIC_KTAP"
-n=0
-failed=0
-
-# result NAME RC [DETAILS FILE]
-result() {
-	local line
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		line="ok $n static: $1"
-	else
-		line="not ok $n static: $1"
-		failed=$((failed + 1))
-		[ -s "${3:-}" ] && sed 's/^/# /' "$3"
-	fi
-	echo "$line" | tee -a "$STATIC_KTAP"
-}
+: >"$KTAP_FILE"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -84,9 +69,9 @@ for p in "${patches[@]}"; do
 	fi
 	grep -v -E "$fp" "$tmp/cp" |
 		grep -q -e '^WARNING' -e '^ERROR' -e '^CHECK' || rc=0
-	result "checkpatch $name" "$rc" "$tmp/cp"
+	ktap_result "$rc" "static: checkpatch $name" "$tmp/cp"
 	grep -q '^Signed-off-by: ' "$p"
-	result "signed-off-by $name" $?
+	ktap_result $? "static: signed-off-by $name"
 done
 # Each series alone: its cover letter is written, and its patches apply
 # with `git am` on the base plus the series whose patches its cover letter
@@ -107,7 +92,7 @@ fi
 for d in $(series_dirs); do
 	c=$d/0000-cover-letter.patch
 	[ -f "$c" ] && ! grep -q -e '\*\*\* SUBJECT HERE' -e '\*\*\* BLURB HERE' "$c"
-	result "cover letter written ${d##*/}" $?
+	ktap_result $? "static: cover letter written ${d##*/}"
 	deps=()
 	while read -r id; do
 		deps+=("${owner[$id]:-unknown prerequisite $id}")
@@ -122,14 +107,65 @@ for d in $(series_dirs); do
 			{ echo "${p#"$TOP"/} does not apply" >>"$tmp/alone"; rc=1; }
 	done
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
-	result "${d##*/} applies on the base${deps[0]:+ after ${deps[*]##*/}}" "$rc" "$tmp/alone"
+	ktap_result "$rc" "static: ${d##*/} applies on the base${deps[0]:+ after ${deps[*]##*/}}" "$tmp/alone"
 done
 
 # Our scripts only: selftests/lib.sh is a link to the kernel's.
 mapfile -t shells < <(cd "$TOP" && find scripts selftests .ci -maxdepth 2 -type f \
 	\( -name '*.sh' -o -name run \) | sort)
 (cd "$TOP" && shellcheck -x -P selftests -e SC1091 "${shells[@]}") >"$tmp/sc" 2>&1
-result "shellcheck (${#shells[@]} scripts)" $? "$tmp/sc"
+ktap_result $? "static: shellcheck (${#shells[@]} scripts)" "$tmp/sc"
+
+# The tooling keeps its promises: every scripts/ path the repository names
+# exists (ours, or the kernel's in $SRC: scripts/checkpatch.pl; globs and
+# braces expanded; the patches name kernel paths only, and the raw outputs
+# under Documentation/runs/ are records, left out); `make help` lists every
+# scripts/check/check-*.sh (but this one) and scripts/bench/bench-*.sh and
+# nothing else
+# (the Makefile's pattern rules run them); every script sets -euo pipefail,
+# or -uo pipefail under a comment "Not -e:" that says why.
+rc=0
+: >"$tmp/paths"
+while IFS=: read -r file tok; do
+	tok=${tok%.}
+	tok=${tok//\$/}	# make's $* and $@: any name
+	found=
+	for cand in $(eval "echo $tok"); do
+		if compgen -G "$TOP/$cand" >/dev/null || compgen -G "$SRC/$cand" >/dev/null; then
+			found=1
+			break
+		fi
+	done
+	[ -n "$found" ] || { echo "$file: $tok does not exist" >>"$tmp/paths"; rc=1; }
+done < <(cd "$TOP" && git ls-files -z -- . ':!patches' ':!Documentation/runs' |
+	xargs -0 grep -oP '(?<![\w./$@{}-])scripts/(?:[\w./*{},-]|\$[*@])*\w' -- 2>/dev/null | sort -u)
+ktap_result "$rc" "static: every scripts/ path named in the repository exists" "$tmp/paths"
+rc=0
+: >"$tmp/help"
+for f in "$TOP"/scripts/check/check-*.sh "$TOP"/scripts/bench/bench-*.sh; do
+	t=$(basename "$f" .sh)
+	[ "$t" != check-static ] || continue	# part of make check
+	grep -qE "^##   $t " "$TOP/Makefile" || { echo "make help lacks $t" >>"$tmp/help"; rc=1; }
+done
+while read -r t; do
+	[ -x "$TOP/scripts/${t%%-*}/$t.sh" ] || { echo "make help names $t: no scripts/${t%%-*}/$t.sh" >>"$tmp/help"; rc=1; }
+done < <(sed -n 's/^##   \(\(check\|bench\)-[a-z0-9-]*\) .*/\1/p' "$TOP/Makefile")
+ktap_result "$rc" "static: make help lists each check-* and bench-* script" "$tmp/help"
+rc=0
+: >"$tmp/set"
+for f in "${shells[@]}"; do
+	# selftests: kernel style; lib.sh: sourced, the caller sets them
+	case $f in selftests/* | scripts/lib.sh) continue ;; esac
+	first=$(grep -m1 -n '^set -' "$TOP/$f" || true)
+	case ${first#*:} in
+	"set -euo pipefail") ;;
+	"set -uo pipefail")
+		sed -n "1,${first%%:*}p" "$TOP/$f" | grep -q '^# Not -e: ' ||
+			{ echo "$f: set -uo pipefail without a '# Not -e:' reason" >>"$tmp/set"; rc=1; } ;;
+	*) echo "$f: ${first:+${first#*:}}${first:-no set line}" >>"$tmp/set"; rc=1 ;;
+	esac
+done
+ktap_result "$rc" "static: shell settings (set -euo pipefail, or a reason)" "$tmp/set"
 
 # kernel-doc: no new warning in the kernel files the series touches.
 rc=0
@@ -148,7 +184,7 @@ for f in $(git -C "$SRC" diff --name-only "$BASE_BRANCH..$SERIES_BRANCH" -- '*.c
 	comm -13 "$tmp/kdoc.base" "$tmp/kdoc.series" >>"$tmp/kdoc"
 done
 [ -s "$tmp/kdoc" ] && rc=1
-result "kernel-doc: no new warnings" "$rc" "$tmp/kdoc"
+ktap_result "$rc" "static: kernel-doc: no new warnings" "$tmp/kdoc"
 
 # YNL, as netdev's CI builds tools/net/ynl: each netlink spec the series
 # changes validates against its schema and generates C that compiles
@@ -170,7 +206,7 @@ if [ ${#specs[@]} -ne 0 ]; then
 	done
 	PATH=/usr/bin:$PATH make -C "$wt/tools/net/ynl/generated" "${targets[@]}" >"$tmp/ynl" 2>&1 &&
 		! grep -q -i -e warning -e error "$tmp/ynl"
-	result "ynl: ${specs[*]##*/} generate C and rst, C compiles cleanly" $? "$tmp/ynl"
+	ktap_result $? "static: ynl: ${specs[*]##*/} generate C and rst, C compiles cleanly" "$tmp/ynl"
 fi
 
 # The selftest programs also build as 32-bit programs (netdev's CI builds
@@ -190,7 +226,7 @@ mkdir -p "$tmp/m32"
 	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$hdr/usr/include" \
 		OUTPUT="$tmp/m32" CC="gcc -m32"; } >"$tmp/m32.log" 2>&1 || rc=1
 make -s -C "$SRC/tools/net/ynl" clean >>"$tmp/m32.log" 2>&1 || rc=1
-result "selftests build for 32-bit (gcc -m32, -Werror)" "$rc" "$tmp/m32.log"
+ktap_result "$rc" "static: selftests build for 32-bit (gcc -m32, -Werror)" "$tmp/m32.log"
 
 # selftests/ <-> series.
 rc=0
@@ -206,14 +242,14 @@ for f in "$TOP"/selftests/*.[ch] "$TOP"/selftests/*.sh; do
 		rc=1
 	fi
 done
-result "selftests/ identical to the series" "$rc" "$tmp/sync"
+ktap_result "$rc" "static: selftests/ identical to the series" "$tmp/sync"
 
 # MAINTAINERS-snippet is generated from the series on the stand-in base:
 # it must be current (another tree's MAINTAINERS may name others).
 if [ -z "${KSRC:-}" ]; then
 	"$TOP/scripts/series/gen-maintainers.sh" "$tmp/snippet" >/dev/null 2>&1 &&
 		diff -u "$TOP/MAINTAINERS-snippet" "$tmp/snippet" >"$tmp/snippet.diff"
-	result "MAINTAINERS-snippet current (make maintainers)" $? "$tmp/snippet.diff"
+	ktap_result $? "static: MAINTAINERS-snippet current (make maintainers)" "$tmp/snippet.diff"
 fi
 
 # Added entries must sit in order between their neighbours.
@@ -253,7 +289,6 @@ LC_ALL=C awk '/:= \\$/ { inlist = 1; prev = ""; next }
 	inlist { if (prev != "" && prev > $1) { print FILENAME ": " prev " before " $1; bad = 1 }
 		 prev = $1 }
 	END { exit bad }' "$TOP/selftests/Makefile" >>"$tmp/sort" || rc=1
-result "Makefile, config and .gitignore entries sorted" "$rc" "$tmp/sort"
+ktap_result "$rc" "static: Makefile, config and .gitignore entries sorted" "$tmp/sort"
 
-log "static checks: $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+ktap_summary "static checks"

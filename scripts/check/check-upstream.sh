@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make check-upstream`: on the patched kernel, the upstream selftests near
 # the change, through the same runner and report as ours.
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 lock_tree
@@ -10,7 +10,7 @@ lock_tree
 S=$TOP/scripts
 export RUN_OURS=0
 # Its own kernel: the minimal one plus what these tests need.
-export BUILD=${BUILD_UPSTREAM:-$CACHE/build-upstream}
+export BUILD=$CACHE/build-upstream
 export EXTRA_CONFIG=$TOP/scripts/check/upstream.config
 export UPSTREAM_BINS="psock_snd"
 # Chosen to fit the VM and the host's iproute2 (Debian 12: 6.1); the

@@ -9,7 +9,8 @@
 # worktree ($CACHE/w1-base); each side of each build has its own build tree
 # made from the test kernel's .config (`make prepare`, then only the
 # touched objects).
-set -u
+# Not -e: a build that fails is a result line, the others still run.
+set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 lock_tree
@@ -20,7 +21,7 @@ step "apply series" "$S/loop/apply.sh" || exit 1
 mapfile -t objs < <(git -C "$SRC" diff --name-only "$BASE_BRANCH..$SERIES_BRANCH" -- '*.c' |
 	grep -v '^tools/' | sed 's/\.c$/.o/')
 if [ ${#objs[@]} -eq 0 ]; then
-	echo "ok 1 w1: the series touches no kernel C file"
+	ktap_result 0 "w1: the series touches no kernel C file"
 	exit 0
 fi
 base=$CACHE/w1-base
@@ -62,25 +63,16 @@ w1() {
 	done
 }
 
-rc=0
-n=0
 for v in ${W1_VARIANTS:-x86_64-gcc i386-gcc x86_64-clang}; do
-	n=$((n + 1))
 	wb=$CACHE/w1-$v-base.txt
 	ws=$CACHE/w1-$v-series.txt
 	if ! w1 "$v" "$base" "$CACHE/build-w1-$v-base" >"$wb" ||
 		! w1 "$v" "$SRC" "$CACHE/build-w1-$v-series" >"$ws"; then
-		echo "not ok $n w1 $v: build failed"
-		rc=1
+		ktap_result 1 "w1 $v: build failed"
 		continue
 	fi
-	new=$(comm -13 "$wb" "$ws")
-	if [ -n "$new" ]; then
-		printf '# %s\n' "$new"
-		echo "not ok $n w1 $v: new W=1/C=1 warnings in ${objs[*]}"
-		rc=1
-	else
-		echo "ok $n w1 $v: no new W=1/C=1 warnings in ${objs[*]} ($(wc -l <"$wb") on the base)"
-	fi
+	comm -13 "$wb" "$ws" >"$ws.new"
+	[ ! -s "$ws.new" ]
+	ktap_result $? "w1 $v: no new W=1/C=1 warnings in ${objs[*]} ($(wc -l <"$wb") on the base)" "$ws.new"
 done
-exit "$rc"
+ktap_summary check-w1

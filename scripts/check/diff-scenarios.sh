@@ -25,7 +25,9 @@
 # each request the address list (`ip -4 -o addr show`, in kernel order) and
 # all IPv4 routes (`ip -4 route show table all`, sorted).  Nothing depends
 # on time.
-set -u
+# Not -e: a request that fails is part of the state compared (its exit
+# status and error are recorded), not the end of the run.
+set -uo pipefail
 
 # --- generator (host) ---------------------------------------------------
 

@@ -8,12 +8,12 @@
 #   scripts/check/llvm-root.sh              make the root if missing, print its path
 #   scripts/check/llvm-root.sh run CMD...   run CMD in it, $CACHE bind-mounted at
 #                                     the same path (private mount namespace)
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 ROOT=$CACHE/llvm-root
-SUITE=${LLVM_SUITE:-trixie}
+SUITE=trixie
 PKGS=bc,bison,ccache,clang,flex,libelf-dev,libssl-dev,lld,llvm,make,perl,python3,sparse
 
 make_root() {

@@ -12,7 +12,7 @@
 # `git apply` and left uncommitted on top of the series.  SKIP_SERIES=1
 # leaves the series out (the base kernel, to show that the tests fail there);
 # PATCHES_UPTO=N applies the first N patches (of all series, in order).
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 

@@ -8,7 +8,7 @@
 # requested option is verified.  The config is regenerated only when one of
 # its inputs changed, so rebuilds stay incremental; ccache keeps compiler
 # output across tree switches.
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -36,7 +36,7 @@ verify_config() {
 			;;
 		*) continue ;;
 		esac
-		have=$(grep -E "^$opt=" "$BUILD/.config" | cut -d= -f2-)
+		have=$(sed -n "s/^$opt=//p" "$BUILD/.config")
 		[ -n "$have" ] || have=n
 		[ "$have" = "$want" ] || bad+=("$opt=$want (have $have)")
 	done < <(cat "${fragments[@]}")
@@ -57,7 +57,7 @@ if [ ! -f "$BUILD/.config" ] || [ "$(cat "$BUILD/.config-stamp" 2>/dev/null)" !=
 		"$BUILD/.config" "${fragments[@]}" >/dev/null)
 	"${KMAKE[@]}" -s olddefconfig >/dev/null
 	# VERIFY_CONFIG=warn: an older tree lacks some options (the caller
-	# checks the ones it needs; scripts/bench-packet-netns.sh).
+	# checks the ones it needs: scripts/bench/bench-packet-netns.sh).
 	verify_config || [ "${VERIFY_CONFIG:-}" = warn ] ||
 		die "kernel config incomplete (see above)"
 	echo "$stamp" >"$BUILD/.config-stamp"
@@ -67,9 +67,9 @@ fi
 
 log "building bzImage ($(src_kernelversion), $JOBS jobs, log: $BUILD/build.log)"
 if ! "${KMAKE[@]}" bzImage >"$BUILD/build.log" 2>&1; then
-	grep -E 'error|Error' "$BUILD/build.log" | head -n 20 >&2
+	grep -E 'error|Error' "$BUILD/build.log" | head -n 20 >&2 || true
 	die "kernel build failed (full log: $BUILD/build.log)"
 fi
 "${KMAKE[@]}" -s headers_install >/dev/null
 grep -E ': warning:' "$BUILD/build.log" >&2 || true
-log "kernel: $BUILD/arch/x86/boot/bzImage ($(stat -c %s "$BUILD/arch/x86/boot/bzImage") bytes)"
+log "kernel: $(kernel_image "$BUILD") ($(stat -c %s "$(kernel_image "$BUILD")") bytes)"

@@ -10,7 +10,7 @@
 #                          whose mirror is taken from this machine's own apt
 #                          configuration, imported as one base commit.
 # Both are cached in $CACHE; after the first run this step works offline.
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -47,7 +47,7 @@ download_deb() {
 	exec 7>"$CACHE/apt.lock"
 	flock 7
 	apt_private_update
-	pkg=$(apt_private apt-cache search --names-only "$BASE_PKG_RE" 2>/dev/null |
+	pkg=$({ apt_private apt-cache search --names-only "$BASE_PKG_RE" 2>/dev/null || true; } |
 		cut -d' ' -f1 | sort -V | tail -n 1)
 	[ -n "$pkg" ] || die "no $BASE_PKG_RE package found (no reachable package mirror?)"
 	ver=$(apt_private_newest "$pkg")

@@ -5,7 +5,7 @@
 # "N passed, N failed, N skipped".  Exit 1 if anything failed or nothing ran.
 #
 #   scripts/loop/report.sh [RUN_DIR]      (default: $RUNS/latest)
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 

@@ -9,7 +9,7 @@
 # SCRIPT:TEST[,TEST...]); default: the two that prove the loop on its own.
 # UPSTREAM_BINS: helper programs those scripts need.  RUN_OURS=0: upstream
 # ones only (scripts/check/check-upstream.sh).
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -39,9 +39,8 @@ if [ ${#bins[@]} -ne 0 ]; then
 fi
 
 rc=0
-mkdir -p "$RUNS"
 # scripts/loop.sh chooses VM_OUT so that it can report even if this fails.
-VM_OUT=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S)-selftests.XXXX")}
+VM_OUT=${VM_OUT:-$(new_run selftests)}
 export VM_OUT
 # The tests that must report a result (scripts/loop/report.sh counts the others
 # as failed): ours, as make lists them from selftests/Makefile (the C

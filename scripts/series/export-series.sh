@@ -29,7 +29,7 @@ lock_tree
 
 # The series is the user's work: their own git identity, not the loop's.
 unset GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-DEV=${DEV:-$CACHE/dev}
+DEV=$CACHE/dev
 NETDIR=tools/testing/selftests/net
 
 # trailer COMMIT KEY: the values of trailer KEY in COMMIT's message.

@@ -7,7 +7,7 @@
 #   scripts/series/gen-maintainers.sh [OUT]   (default: MAINTAINERS-snippet;
 #                                       check-static.sh writes elsewhere
 #                                       and compares)
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
@@ -34,8 +34,9 @@ subject() {
 			# (it looks up the author of a Fixes: commit, which the
 			# stand-in base does not have: quiet; its order of equal
 			# entries varies from run to run: sorted)
-			(cd "$SRC" && ./scripts/get_maintainer.pl --no-git --no-git-fallback \
-				--norolestats "$p" 2>/dev/null) | sort
+			(cd "$SRC" || exit
+			 ./scripts/get_maintainer.pl --no-git --no-git-fallback \
+				--norolestats "$p" 2>/dev/null || true) | sort
 		done
 	done
 	echo

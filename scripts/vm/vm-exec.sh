@@ -24,13 +24,13 @@
 # VM_CPUS, VM_ENV (names of variables to pass into the guest), VM_OUT
 # (results directory; default a new one under $RUNS, also linked as
 # $RUNS/latest).  A run that did not end normally (timeout, no result,
-# kernel splat) leaves its reason in $out/vm-error for scripts/report.sh.
+# kernel splat) leaves its reason in $out/vm-error for scripts/loop/report.sh.
 # QEMU is killed when this script is interrupted.
-set -eu
+set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-KERNEL=${KERNEL:-$BUILD/arch/x86/boot/bzImage}
+KERNEL=${KERNEL:-$(kernel_image "$BUILD")}
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 VM_MEM=${VM_MEM:-2G}
 VM_CPUS=${VM_CPUS:-2}
@@ -46,8 +46,7 @@ vng) need_vng ;;
 esac
 [ $# -gt 0 ] || set -- make -C "$TOP/selftests" run_tests
 
-mkdir -p "$RUNS"
-out=${VM_OUT:-$(mktemp -d "$RUNS/$(date +%Y%m%d-%H%M%S).XXXX")}
+out=${VM_OUT:-$(new_run vm)}
 mkdir -p "$out"
 {
 	echo "cd $(printf '%q' "$PWD") || exit 1"

@@ -7,6 +7,8 @@
 # init has mounted the file systems, and "out" is its --rwdir at /run/out.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp TERM=dumb LANG=C.UTF-8
+# Not -e: as PID 1 it must reach the poweroff whatever failed before.
+set -uo pipefail
 
 # A fresh /tmp, but a checkout that lives under the host's /tmp (a CI clone)
 # stays visible at the same path.  Both VMs: virtme-ng's /tmp is an overlay
@@ -58,6 +60,24 @@ hostname netseries-vm 2>/dev/null
 echo "vm: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
 bash /run/out/cmd 2>&1 | tee /run/out/output
 rc=${PIPESTATUS[0]}
+# Debug kernels (KMEMLEAK_SCAN=1 passed in by scripts/vm/vm-exec.sh): a
+# final kmemleak verdict after the command; vm-exec.sh fails the run on
+# suspected leaks in dmesg.  A scan that cannot be made (no kmemleak, no
+# debugfs) fails the run too: a silent skip would read as "no leak".
+if grep -qx 'export KMEMLEAK_SCAN=1' /run/out/cmd; then
+	f=/sys/kernel/debug/kmemleak
+	if [ ! -w "$f" ]; then
+		echo "kmemleak: no $f: cannot scan for leaks"
+		exit 1	# the pipeline's subshell
+	elif echo scan >"$f" && echo scan >"$f" && [ -s "$f" ]; then
+		echo "kmemleak: suspected memory leaks:"
+		cat "$f"
+		echo "kmemleak: suspected memory leaks found" >/dev/kmsg
+	else
+		echo "kmemleak: final scan: no suspected leak"
+	fi 2>&1 | tee -a /run/out/output
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+fi
 dmesg >/run/out/dmesg
 echo "$rc" >/run/out/rc
 sync
