@@ -74,7 +74,7 @@ METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim bulk${BENCH_IP_PATCHED:
 LAYOUTS="one rfc host"
 
 # Results, indexed by "layout,N,method".
-declare -A T_ADD T_FLUSH OUT
+declare -A T_ADD T_FLUSH T_REQ OUT
 
 now()
 {
@@ -204,6 +204,7 @@ run_one()
 	t1=$(now)
 	T_FLUSH[$k]=$(elapsed "$t0" "$t1")
 	[[ $out == *" secs "* ]] && T_FLUSH[$k]=$(printf '%.3f' "${out##* secs }")
+	[[ $out == *" req "* ]] && T_REQ[$k]=$(awk '{ for (i = 1; i < NF; i++) if ($i == "req") printf "%.3f", $(i + 1) }' <<<"$out")
 	OUT[$k]=$out
 	check_left "$k"
 	log "$layout N=$n $m: add ${T_ADD[$k]}s flush ${T_FLUSH[$k]}s ($out)"
@@ -222,20 +223,22 @@ skip()
 
 print_tables()
 {
-	local layout n m k add sec flag fp ip plain ipn bulk
+	local layout n m k add sec flag fp ip plain ipn bulk req
 
 	echo
 	echo "Kernel $(uname -r), $(nproc) CPUs; /24 layout: $BENCH_PER" \
 		"addresses per subnet; one boot, every figure from this run."
 	echo
 	echo "Seconds; add: the fastest of the adds before each flush;" \
-		"\"-\": not run (see the script's header)."
+		"bulk req: the bulk request alone (the rest of bulk is" \
+		"flush_bench's dump before it); \"-\": not run (see the" \
+		"script's header)."
 	echo
 	echo "| layout | N | add | ip | secfirst | plain | flag |" \
-		"flagprim | bulk | ipnew | secfirst/flagprim | ip/flagprim |" \
+		"flagprim | bulk | bulk req | ipnew | secfirst/flagprim | ip/flagprim |" \
 		"secfirst/flag | plain/flagprim | ip/ipnew | ip/bulk |" \
 		"flagprim/bulk |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for layout in $LAYOUTS; do
 		for n in $(sizes "$layout"); do
 			k="$layout,$n"
@@ -246,14 +249,15 @@ print_tables()
 			fp=${T_FLUSH[$k,flagprim]:-}
 			ipn=${T_FLUSH[$k,ipnew]:-}
 			bulk=${T_FLUSH[$k,bulk]:-}
+			req=${T_REQ[$k,bulk]:-}
 			add=
 			for m in $METHODS; do
 				add=$(min "$add" "${T_ADD[$k,$m]:-}")
 			done
 			printf '| %s | %s | %s ' "$layout" "$n" "${add:--}"
-			printf '| %s | %s | %s | %s | %s | %s | %s ' "${ip:--}" \
+			printf '| %s | %s | %s | %s | %s | %s | %s | %s ' "${ip:--}" \
 				"${sec:--}" "${plain:--}" "${flag:--}" "${fp:--}" \
-				"${bulk:--}" "${ipn:--}"
+				"${bulk:--}" "${req:--}" "${ipn:--}"
 			printf '| %s | %s | %s | %s | %s | %s | %s |\n' \
 				"$(ratio "$sec" "$fp")" "$(ratio "$ip" "$fp")" \
 				"$(ratio "$sec" "$flag")" "$(ratio "$plain" "$fp")" \

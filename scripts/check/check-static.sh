@@ -128,7 +128,8 @@ rc=0
 : >"$tmp/paths"
 while IFS=: read -r file tok; do
 	tok=${tok%.}
-	tok=${tok//\$/}	# make's $* and $@: any name
+	tok=${tok//\$/}	# make's $*, $@ and %: any name
+	tok=${tok//%/*}
 	found=
 	for cand in $(eval "echo $tok"); do
 		if compgen -G "$TOP/$cand" >/dev/null || compgen -G "$SRC/$cand" >/dev/null; then
@@ -138,7 +139,9 @@ while IFS=: read -r file tok; do
 	done
 	[ -n "$found" ] || { echo "$file: $tok does not exist" >>"$tmp/paths"; rc=1; }
 done < <(cd "$TOP" && git ls-files -z -- . ':!patches' ':!Documentation/runs' |
-	xargs -0 grep -oP '(?<![\w./$@{}-])scripts/(?:[\w./*{},-]|\$[*@])*\w' -- 2>/dev/null | sort -u)
+	xargs -0 perl -ne '
+		print "$ARGV:$1\n" while m{(?<![\w./\$\@{}-])(scripts/(?:[\w./*{},%-]|\$[*\@])*\w)}g' |
+	sort -u)
 ktap_result "$rc" "static: every scripts/ path named in the repository exists" "$tmp/paths"
 rc=0
 : >"$tmp/help"
