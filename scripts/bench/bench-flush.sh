@@ -273,7 +273,7 @@ print_tables()
 		for n in $(sizes "$layout"); do
 			for m in ip ipnew; do
 				k="$layout,$n,$m"
-				[[ -n ${OUT[$k]:-} ]] &&
+				[[ -z ${OUT[$k]:-} ]] ||
 					echo "- $layout $n $m: ${OUT[$k]}"
 			done
 		done
