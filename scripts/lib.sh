@@ -248,14 +248,14 @@ variant_kernel() {
 # build_selftests: selftests/ against $SRC and the uapi headers of $BUILD
 # (on the host: the VM's root is read-only).
 build_selftests() {
-	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$BUILD/usr/include" >/dev/null
+	make -s -C "$TOP/selftests" KDIR="$SRC" KHDR="$BUILD/usr/include" >/dev/null
 }
 
 # selftest_names DIR: the tests the kselftest runner runs from DIR's
 # Makefile (TEST_GEN_PROGS, TEST_PROGS), one a line, as make sees them.
 selftest_names() {
 	# shellcheck disable=SC2016 # make's $(...), not the shell's
-	make -s -C "$1" --no-print-directory KSRC="$SRC" -f Makefile \
+	make -s -C "$1" --no-print-directory KDIR="$SRC" -f Makefile \
 		-f <(printf 'print-tests:\n\t@echo $(notdir $(TEST_GEN_PROGS)) $(TEST_PROGS)\n') \
 		print-tests | tr ' ' '\n' | sed '/^$/d'
 }

@@ -70,7 +70,7 @@ expect() {
 	# headers (installed into $CACHE/build-hdr, as check-static does),
 	# not those of the kernel under test.
 	if ! make -s -C "$SRC" O="$CACHE/build-hdr" headers_install ||
-	   ! make -s -C "$TOP/selftests" KSRC="$SRC" \
+	   ! make -s -C "$TOP/selftests" KDIR="$SRC" \
 		KHDR="$CACHE/build-hdr/usr/include" >/dev/null; then
 		ktap_result 1 "$variant: the selftests do not build"
 		return 1

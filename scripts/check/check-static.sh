@@ -226,7 +226,7 @@ hdr=$CACHE/build-hdr
 mkdir -p "$tmp/m32"
 { make -s -C "$SRC" O="$hdr" headers_install &&
 	make -s -C "$SRC/tools/net/ynl" clean &&
-	make -s -C "$TOP/selftests" KSRC="$SRC" KHDR="$hdr/usr/include" \
+	make -s -C "$TOP/selftests" KDIR="$SRC" KHDR="$hdr/usr/include" \
 		OUTPUT="$tmp/m32" CC="gcc -m32"; } >"$tmp/m32.log" 2>&1 || rc=1
 make -s -C "$SRC/tools/net/ynl" clean >>"$tmp/m32.log" 2>&1 || rc=1
 ktap_result "$rc" "static: selftests build for 32-bit (gcc -m32, -Werror)" "$tmp/m32.log"

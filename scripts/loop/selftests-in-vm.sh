@@ -22,7 +22,7 @@ export UPSTREAM_TESTS
 need_pkgs "${PKGS_SELFTESTS[@]}"
 KHDR=$BUILD/usr/include
 [ -d "$KHDR" ] || die "no installed headers in $KHDR (run scripts/loop/build.sh)"
-log "building selftests (KSRC=$SRC)"
+log "building selftests (KDIR=$SRC)"
 build_selftests || die "selftests do not build"
 bins=()
 for t in $UPSTREAM_TESTS ${UPSTREAM_BINS:-}; do
