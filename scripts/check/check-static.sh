@@ -126,6 +126,7 @@ ktap_result $? "static: shellcheck (${#shells[@]} scripts)" "$tmp/sc"
 # or -uo pipefail under a comment "Not -e:" that says why.
 rc=0
 : >"$tmp/paths"
+# shellcheck disable=SC2016 # perl's $ARGV and $1 below, not the shell's
 while IFS=: read -r file tok; do
 	tok=${tok%.}
 	tok=${tok//\$/}	# make's $*, $@ and %: any name
