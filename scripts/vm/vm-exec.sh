@@ -47,7 +47,7 @@ esac
 [ $# -gt 0 ] || set -- make -C "$TOP/selftests" run_tests
 
 out=${VM_OUT:-$(new_run vm)}
-mkdir -p "$out"
+mkdir -p "$out" "$RUNS"
 {
 	echo "cd $(printf '%q' "$PWD") || exit 1"
 	# The cache paths always: the guest's lib.sh, selftests/Makefile and
