@@ -278,7 +278,7 @@ new_run() {
 }
 
 # build_helper DIR/NAME.c [CFLAGS...]: the helper program NAME (a
-# benchmark's load generator, the fuzzer) built on the host into
+# benchmark's load generator or flusher) built on the host into
 # $CACHE/helpers/NAME when missing or older than its source, path on
 # stdout.  Never in the source tree.  In the guest (read-only root) the
 # same call finds the binary the host built before the boot, or fails.
@@ -296,7 +296,7 @@ build_helper() {
 	echo "$bin"
 }
 
-# The one KTAP emitter of our checks (static, bisect, w1, mutants):
+# The one KTAP emitter of our checks (static, bisect, w1, mutants, diff):
 # ktap_result 0|RC DESCRIPTION [DETAILS_FILE]: "ok N DESCRIPTION" or "not ok
 # N DESCRIPTION" (then DETAILS_FILE as "# " lines before it), also appended
 # to $KTAP_FILE if set; a failure sets KTAP_FAILED.  ktap_summary: the
