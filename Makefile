@@ -71,6 +71,7 @@ help:
 ##   BENCH_METHODS="..."  bench-flush methods [ip secfirst plain flag flagprim bulk]
 ##   BENCH_IP_PATCHED=path  bench-flush: an ip with the iproute2 companion patch, adds method ipnew [unset]
 ##   BENCH_IP_MAX=n BENCH_IP_ONE_MAX=n  bench-flush: largest N for stock ip, /24s and /32s; one subnet [40000; 2000]
+##   BENCH_HOST_ALL_MAX=n  bench-flush: largest /32 N for secfirst, plain, flag (flagprim stands for them) [40000]
 ##   BENCH_NS, BENCH_KA_NS="n ..."  bench-packet-netns: namespace counts, plain and keepalived [1 50 236]
 ##   BENCH_KINDS="..."  bench-packet-netns: socket kinds [none ka p0]
 ##   BENCH_RATES="..."  bench-packet-netns: offered ARPs per second [700 5000]

@@ -23,6 +23,29 @@ build_selftests
 # (scripts/vm/vm-exec.sh).  ICOUNT is passed into the guest for the reports.
 export ICOUNT=${ICOUNT:-1}
 kernels=("$(kernel_image "$BUILD")")
+
+# write_meta FILE KERNEL NAME KNOB...: what make results cites for a run
+# (scripts/results.sh): the command that reproduces it, the revisions of
+# this repository and of the applied kernel tree, the kernel image, the
+# mode, the host load.  The knobs' values are those of this run.
+write_meta() {
+	local file=$1 kernel=$2 name=$3 v cmd="make bench-$name ICOUNT=$ICOUNT"
+	shift 3
+	for v in "$@"; do
+		cmd+=" $v=\"${!v}\""
+	done
+	{
+		echo "command: $cmd"
+		echo "repository: $(git -C "$TOP" rev-parse HEAD)$(git -C "$TOP" diff --quiet HEAD -- patches scripts || echo ' (patches/ or scripts/ modified)')"
+		echo "patches: $(git -C "$TOP" rev-parse HEAD:patches)"
+		if [ "$kernel" = "$(kernel_image "$BUILD")" ]; then
+			echo "kernel-tree: $(git -C "$SRC" rev-parse HEAD)"
+		fi
+		echo "kernel-image: $kernel $(sha256sum <"$kernel" | cut -c1-16)"
+		echo "icount: $ICOUNT"
+		echo "load-before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	} >"$file"
+}
 # The keepalived case also runs on Debian's 6.12, from before per-netns
 # packet hooks, built with the same config fragments, one boot each.
 if [ "$name" = packet-netns ]; then
@@ -30,8 +53,12 @@ if [ "$name" = packet-netns ]; then
 	kernels+=("$(kernel_image "$CACHE/old-6.12/build")")
 	export VM_MEM=${VM_MEM:-4G}
 fi
+knobs=$(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | sort | tr '\n' ' ')
 for k in "${kernels[@]}"; do
-	VM_OUT=$(new_run "bench-$name") KERNEL=$k VM_ACCEL=tcg \
-		VM_ENV="ICOUNT $(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | tr '\n' ' ')" \
+	out=$(new_run "bench-$name")
+	# shellcheck disable=SC2086 # one word per knob
+	write_meta "$out/meta" "$k" "$name" $knobs
+	VM_OUT=$out KERNEL=$k VM_ACCEL=tcg VM_ENV="ICOUNT $knobs" \
 		VM_TIMEOUT=${VM_TIMEOUT:-5400} "$TOP/scripts/vm/vm-exec.sh" "$script"
+	echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta"
 done
