@@ -29,7 +29,8 @@ kernels=("$(kernel_image "$BUILD")")
 # this repository and of the applied kernel tree, the kernel image, the
 # mode, the host load.  The knobs' values are those of this run.
 write_meta() {
-	local file=$1 kernel=$2 name=$3 v cmd="make bench-$name ICOUNT=$ICOUNT"
+	local file=$1 kernel=$2 name=$3 v cmd
+	cmd="make bench-$name ICOUNT=$ICOUNT"
 	shift 3
 	for v in "$@"; do
 		cmd+=" $v=\"${!v}\""
