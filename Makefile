@@ -66,6 +66,7 @@ help:
 ##   W1_VARIANTS="..."  check-w1's builds [x86_64-gcc i386-gcc x86_64-clang]
 ##   CHECK_BISECT_SELFTEST=1  check-bisect: only its self-test [0]
 ##   FRESH_ROOT=dir    where check-fresh makes its root [/var/tmp/netseries-fresh]
+##   BENCH_KERNEL=series|base  bench-*: the kernel measured, base = without the series [series]
 ##   BENCH_ONE, BENCH_RFC, BENCH_HOST="n ..."  bench-flush sizes per layout [10000 20000 40000]
 ##   BENCH_PER=n       bench-flush: addresses per /24 [250]
 ##   BENCH_METHODS="..."  bench-flush methods [ip secfirst plain flag flagprim bulk]

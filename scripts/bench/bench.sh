@@ -15,6 +15,13 @@ name=${1:?usage: bench.sh flush|demux|ring|packet-netns}
 script=$TOP/scripts/bench/bench-$name.sh
 [ -x "$script" ] || die "no benchmark $script"
 kernel_up_to_date
+# BENCH_KERNEL=base: the base kernel without the series instead, for
+# per-row ratios between two boots (each run cites its own meta).
+case ${BENCH_KERNEL:=series} in
+series) ;;
+base) variant_kernel base SKIP_SERIES=1 ;;
+*) die "BENCH_KERNEL=$BENCH_KERNEL: series or base" ;;
+esac
 build_selftests
 "$script" --build
 # TCG always: figures must not depend on whether this host has KVM.  And
