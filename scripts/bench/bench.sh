@@ -22,7 +22,6 @@ series) ;;
 base) variant_kernel base SKIP_SERIES=1 ;;
 *) die "BENCH_KERNEL=$BENCH_KERNEL: series or base" ;;
 esac
-build_selftests
 "$script" --build
 # TCG always: figures must not depend on whether this host has KVM.  And
 # QEMU's instruction counting unless ICOUNT=0: guest time is then guest
