@@ -4,7 +4,7 @@
 # static check (scripts/check/check-static.sh) keeps it and scripts/check/
 # in step.
 
-.PHONY: all check patches maintainers clean-cache help
+.PHONY: all check patches maintainers results clean-cache help
 
 ## Targets:
 ##   all (default)     fetch base, apply, build, boot, run the selftests, report
@@ -40,6 +40,10 @@ patches:
 ##   maintainers       MAINTAINERS-snippet from get_maintainer.pl
 maintainers:
 	scripts/series/gen-maintainers.sh
+
+##   results           every published table, from the committed runs in Documentation/runs/
+results:
+	scripts/results.sh
 
 ##   clean-cache       remove $CACHE (everything the targets keep outside the repository)
 clean-cache:

@@ -15,6 +15,7 @@
 #  - the netlink specs the series changes generate (YNL C and rst) and
 #    the C compiles without warnings
 #  - MAINTAINERS-snippet is what scripts/series/gen-maintainers.sh makes now
+#  - every published table is what scripts/results.sh makes from its run
 #  - entries the series adds to net/Makefile, net/config, net/.gitignore
 #    and selftests/{Makefile,config,.gitignore} are in sorted order
 # Not -e: a check that fails is a result line, the others still run.
@@ -255,6 +256,11 @@ if [ -z "${KSRC:-}" ]; then
 		diff -u "$TOP/MAINTAINERS-snippet" "$tmp/snippet" >"$tmp/snippet.diff"
 	ktap_result $? "static: MAINTAINERS-snippet current (make maintainers)" "$tmp/snippet.diff"
 fi
+
+# Every published table is what make results generates from a committed
+# run, and no table of figures cites no run.
+"$TOP/scripts/results.sh" --check >"$tmp/results" 2>&1
+ktap_result $? "static: published figures generated from committed runs (make results)" "$tmp/results"
 
 # Added entries must sit in order between their neighbours.
 sorted_added() {

@@ -1,0 +1,362 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make results`: every published table of measurements, generated from the
+# committed raw output of the run it comes from (Documentation/runs/<id>/:
+# the benchmark's output, and the meta file that scripts/bench/bench.sh
+# writes: the command that reproduces the run, the revisions, the mode).
+#
+#   scripts/results.sh           rewrite the generated blocks of the
+#                                Markdown files; check the patches
+#   scripts/results.sh --check   write nothing (check-static runs this)
+#   scripts/results.sh show FIG  print one figure (to paste into a commit
+#                                message of $CACHE/dev, then make patches)
+#
+# The figures are defined below, each from ONE run (FLUSH_RUN...), or,
+# where it compares two kernels, from two boots of the same command that
+# it names both of; ratios are computed here, never typed.  Where they
+# appear:
+#   - Markdown: between "<!-- results: FIG -->" and "<!-- end results -->";
+#   - patches/: verbatim in the patch named in FIGURES_IN (a commit message
+#     cannot carry markers; the check finds the figure's text in it).
+# It fails (exit 1) when a generated text differs from what is in the
+# tree, when a run cited lacks its files, and when a Markdown table row
+# or a line of a patch's message or cover letter holds two or more
+# decimal figures outside a generated figure: a table that cites no run.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=$TOP/Documentation/runs
+
+# The runs the published figures come from.  A re-measurement commits a
+# new directory under Documentation/runs/ and changes the id here.
+FLUSH_RUN=20261203-223143-bench-flush.d3lY
+FLUSH_BASE_RUN=
+IPNEW_RUN=
+
+# The patches each figure must appear in, verbatim.
+FIGURES_IN=(
+	"flush-cost 2-net-next-ifa-flush/0000-cover-letter.patch"
+	"flush-cost 2-net-next-ifa-flush/0003-*.patch"
+	"flag-vs-secfirst 2-net-next-ifa-flush/0002-*.patch"
+	"plain-vs-base 2-net-next-ifa-flush/0001-*.patch"
+	"ip-vs-ipnew iproute2/0002-*.patch"
+)
+# The Markdown files that may hold tables of figures (all must be generated).
+MARKDOWN=(README.md Documentation/*.md)
+
+die() {
+	echo "results.sh: $*" >&2
+	exit 1
+}
+
+# need RUN: the run's directory, or die if a file is missing.
+need() {
+	local f
+	[ -n "$1" ] || die "a figure needs a run that is not set"
+	for f in meta output; do
+		[ -f "$RUNS/$1/$f" ] || die "Documentation/runs/$1/$f missing"
+	done
+}
+
+# meta RUN KEY: a value of the run's meta file.
+meta() {
+	sed -n "s/^$2: //p" "$RUNS/$1/meta" | head -n 1
+}
+
+# val RUN LAYOUT N COLUMN: a cell of bench-flush's table ("" if "-").
+val() {
+	awk -F'|' -v l="$2" -v n="$3" -v c="$4" '
+		/^\| layout \|/ {
+			for (i = 2; i < NF; i++) {
+				h = $i
+				gsub(/^ +| +$/, "", h)
+				col[h] = i
+			}
+			next
+		}
+		col[c] && $2 == " " l " " && $3 == " " n " " {
+			v = $col[c]
+			gsub(/ /, "", v)
+			if (v != "-")
+				print v
+			exit
+		}' "$RUNS/$1/output"
+}
+
+# ratio A B: "xA/B" (one decimal below 10, none above), "-" if missing.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "" || b == "" || b <= 0) { print "-"; exit }
+		r = a / b
+		printf(r < 10 ? "x%.1f" : "x%.0f", r) }'
+}
+
+# growth A B: "xA/B" with two decimals (how a time grows with N).
+growth() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "" || b == "" || b <= 0) print "-"
+		else printf("x%.2f", a / b) }'
+}
+
+# what LAYOUT N: the row's label.
+what() {
+	local n
+	n=$(sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta' <<<"$2")
+	case $1 in
+	one) echo "$n in one subnet" ;;
+	rfc) echo "$n in /24s of 250" ;;
+	host) echo "$n /32s" ;;
+	esac
+}
+
+# cite [LABEL:]RUN...: the source line(s) of a figure, wrapped to 72
+# columns.
+cite() {
+	local r l
+	for r in "$@"; do
+		l=
+		[[ $r != *:* ]] || l="${r%%:*} " r=${r#*:}
+		echo "${l}run $r ($(meta "$r" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/')): $(meta "$r" command)"
+	done | fold -s -w 70 | sed 's/^/  /; s/ *$//'
+}
+
+# The cost of emptying a device by method, patch 2.3 and the cover letter.
+fig_flush_cost() {
+	local r=$FLUSH_RUN row l n ip fp bulk
+	need "$r"
+	echo "  seconds to empty a device   stock ip    flag    bulk  ip/bulk  flag/bulk"
+	for row in one,40000 rfc,40000 host,40000 host,80000; do
+		l=${row%,*} n=${row#*,}
+		ip=$(val "$r" "$l" "$n" ip) fp=$(val "$r" "$l" "$n" flagprim)
+		bulk=$(val "$r" "$l" "$n" bulk)
+		printf '  %-25s %8s %7s %7s %8s %10s\n' "$(what "$l" "$n")" \
+			"${ip:--}" "${fp:--}" "${bulk:--}" "$(ratio "$ip" "$bulk")" \
+			"$(ratio "$fp" "$bulk")"
+	done
+	printf '  %s %s, %s %s; %s %s\n' \
+		"from 40,000 to 80,000 /32s: ip" \
+		"$(growth "$(val "$r" host 80000 ip)" "$(val "$r" host 40000 ip)")" \
+		"flag" \
+		"$(growth "$(val "$r" host 80000 flagprim)" "$(val "$r" host 40000 flagprim)")" \
+		"bulk" \
+		"$(growth "$(val "$r" host 80000 bulk)" "$(val "$r" host 40000 bulk)")"
+	cite "$r"
+}
+
+# IFA_F_FLUSH against deleting the secondaries first, patch 2.2.
+fig_flag_vs_secfirst() {
+	local r=$FLUSH_RUN row l n sec fp fl
+	need "$r"
+	echo "  seconds to empty a device   secfirst  flag:prim  flag:all  secfirst/"
+	echo "                                                                flag:prim"
+	for row in one,20000 one,40000 rfc,20000 rfc,40000; do
+		l=${row%,*} n=${row#*,}
+		sec=$(val "$r" "$l" "$n" secfirst) fp=$(val "$r" "$l" "$n" flagprim)
+		fl=$(val "$r" "$l" "$n" flag)
+		printf '  %-25s %10s %10s %9s %10s\n' "$(what "$l" "$n")" \
+			"${sec:--}" "${fp:--}" "${fl:--}" "$(ratio "$sec" "$fp")"
+	done
+	printf '%s: secfirst %s and %s, flag:prim %s and %s\n' \
+		"from 20,000 to 40,000 (one subnet; /24s)" \
+		"$(growth "$(val "$r" one 40000 secfirst)" "$(val "$r" one 20000 secfirst)")" \
+		"$(growth "$(val "$r" rfc 40000 secfirst)" "$(val "$r" rfc 20000 secfirst)")" \
+		"$(growth "$(val "$r" one 40000 flagprim)" "$(val "$r" one 20000 flagprim)")" \
+		"$(growth "$(val "$r" rfc 40000 flagprim)" "$(val "$r" rfc 20000 flagprim)")" |
+		fold -s -w 70 | sed 's/^/  /; s/ *$//'
+	printf '  stock "ip address flush", 40,000 in /24s: %s s\n' \
+		"$(val "$r" rfc 40000 ip)"
+	cite "$r"
+}
+
+# promote_secondaries=0 in dump order, base kernel against the series,
+# patch 2.1: two boots, so per-row ratios only.
+fig_plain_vs_base() {
+	local b=$FLUSH_BASE_RUN s=$FLUSH_RUN row l n x y
+	need "$b"
+	need "$s"
+	echo "  seconds to empty a device       base    series  base/series"
+	for row in one,20000 one,40000 rfc,20000 rfc,40000 host,20000 host,40000; do
+		l=${row%,*} n=${row#*,}
+		x=$(val "$b" "$l" "$n" plain) y=$(val "$s" "$l" "$n" plain)
+		printf '  %-25s %10s %9s %12s\n' "$(what "$l" "$n")" "${x:--}" \
+			"${y:--}" "$(ratio "$x" "$y")"
+	done
+	cite "base:$b" "series:$s"
+}
+
+# rounds RUN LAYOUT N METHOD: the rounds an ip flush reported.
+rounds() {
+	sed -n "s/^- $2 $3 $4: .* after \([0-9]*\) rounds\{0,1\} \*\*\*$/\1/p" \
+		"$RUNS/$1/output"
+}
+
+# Stock ip against ip with the iproute2 companion's patch 2 (the flag on
+# the primaries), one run.
+fig_ip_vs_ipnew() {
+	local r=$IPNEW_RUN row l n a b
+	need "$r"
+	echo "  seconds to empty a device      stock ip            patched ip"
+	for row in rfc,20000 rfc,40000 host,40000; do
+		l=${row%,*} n=${row#*,}
+		a=$(val "$r" "$l" "$n" ip) b=$(val "$r" "$l" "$n" ipnew)
+		printf '  %-25s %9s s, %s rounds %9s s, %s rounds %6s\n' \
+			"$(what "$l" "$n")" "${a:--}" "$(rounds "$r" "$l" "$n" ip)" \
+			"${b:--}" "$(rounds "$r" "$l" "$n" ipnew)" "$(ratio "$a" "$b")"
+	done
+	cite "$r"
+}
+
+# The whole table of a bench-flush run, as the benchmark printed it.
+fig_md_flush() {
+	need "$1"
+	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); kernel tree $(meta "$1" kernel-tree | cut -c1-12)), reproduced by:"
+	echo
+	echo "    $(meta "$1" command)"
+	echo
+	sed -n '/^Kernel /,$p' "$RUNS/$1/output"
+}
+
+fig_md_flush_series() { fig_md_flush "$FLUSH_RUN"; }
+fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
+
+# The Markdown (code block) and plain figures, by name.
+figure() {
+	case $1 in
+	flush-cost) fig_flush_cost ;;
+	flag-vs-secfirst) fig_flag_vs_secfirst ;;
+	plain-vs-base) fig_plain_vs_base ;;
+	ip-vs-ipnew) fig_ip_vs_ipnew ;;
+	md-flush-ipnew) fig_md_flush "$IPNEW_RUN" ;;
+	md-flush-series) fig_md_flush_series ;;
+	md-flush-base) fig_md_flush_base ;;
+	*) die "no figure $1" ;;
+	esac
+}
+
+# For the Markdown files, a plain figure is put in a code block.
+md_figure() {
+	case $1 in
+	md-*) figure "$1" ;;
+	*) echo '```'; figure "$1"; echo '```' ;;
+	esac
+}
+
+# regen FILE: FILE with its generated blocks regenerated, on stdout.
+regen() {
+	local line name=
+	while IFS= read -r line; do
+		if [ -n "$name" ]; then
+			[ "$line" = "<!-- end results -->" ] || continue
+			md_figure "$name"
+			name=
+		elif [[ $line =~ ^'<!-- results: '([a-z0-9-]+)' -->'$ ]]; then
+			echo "$line"
+			name=${BASH_REMATCH[1]}
+			continue
+		fi
+		echo "$line"
+	done <"$1"
+	[ -z "$name" ] || die "$1: no <!-- end results --> after $name"
+}
+
+# loose_md FILE: lines outside generated blocks: table rows with two or
+# more figures, and any ratio.
+loose_md() {
+	awk "$NFIG"'/^<!-- results: /{g=1} /^<!-- end results -->/{g=0; next}
+		!g && ((/^\|/ && nfig($0) > 1) || nratio($0)) {
+			print FILENAME ":" FNR ": " $0 }' "$1"
+}
+
+# nfig(s), awk: how many measured figures s holds: a number with two or
+# more decimals (0.474), or one with a unit (1.5 s, 4.5%, 12 Mpps), and a
+# ratio (x2.31, x16) counts twice (it is two figures); not version numbers
+# (7.3.4), addresses (10.0.0.1), patch numbers (2.3) or 0x1000.
+NFIG='function nfig(s,   n, t) {
+	s = " " s " "
+	t = s
+	while (match(t, /[^0-9.][0-9]+\.[0-9][0-9]+[^0-9.]/) ||
+	       match(t, /[^0-9.][0-9]+(\.[0-9]+)? ?(s|ms|us|%|pps|Mpps|tps)[^0-9A-Za-z_]/)) {
+		n++
+		t = substr(t, RSTART + RLENGTH - 1)
+	}
+	return n + 2 * nratio(s)
+}
+function nratio(s,   n) {
+	s = " " s " "
+	while (match(s, /[^0-9A-Za-z_]x[0-9]+(\.[0-9]+)?[^0-9A-Za-z_.]/)) {
+		n++
+		s = substr(s, RSTART + RLENGTH - 1)
+	}
+	return n
+}
+'
+
+# message FILE: a patch's message and cover letter text (before the diff).
+message() {
+	awk '/^---$/ || /^diff --git/ {exit} {print}' "$1"
+}
+
+rc=0
+check=
+case ${1:-} in
+show)
+	figure "${2:?usage: results.sh show FIG}"
+	exit 0
+	;;
+--check) check=1 ;;
+'') ;;
+*) die "usage: results.sh [--check | show FIG]" ;;
+esac
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$TOP"
+
+for f in "${MARKDOWN[@]}"; do
+	regen "$f" >"$tmp/new" || exit 1
+	if ! cmp -s "$f" "$tmp/new"; then
+		if [ -n "$check" ]; then
+			echo "$f: generated figures differ from make results:"
+			{ diff -u "$f" "$tmp/new" || true; } | sed -n "3,40p"
+			rc=1
+		else
+			cp "$tmp/new" "$f"
+			echo "updated $f"
+		fi
+	fi
+	if loose_md "$f" | grep .; then
+		echo "  ^ table rows with figures outside a generated block (no run cited)"
+		rc=1
+	fi
+done
+
+# Patches: every figure in its patch verbatim, and no other line of the
+# message with two decimal figures.
+declare -A covered
+for entry in "${FIGURES_IN[@]}"; do
+	fig=${entry%% *}
+	# shellcheck disable=SC2086 # the glob names one patch
+	set -- patches/${entry#* }
+	if [ $# -ne 1 ] || [ ! -f "$1" ]; then
+		die "FIGURES_IN: ${entry#* } is not one patch"
+	fi
+	figure "$fig" >"$tmp/fig"
+	message "$1" >"$tmp/msg"
+	if ! awk -v fig="$tmp/fig" 'BEGIN { while ((getline l < fig) > 0) f = f l "\n" }
+			{ m = m $0 "\n" } END { exit index(m, f) ? 0 : 1 }' "$tmp/msg"; then
+		echo "$1: figure $fig is not in the message as make results prints it"
+		echo "  (scripts/results.sh show $fig; paste it into the commit of \$CACHE/dev, make patches)"
+		rc=1
+	fi
+	covered[$1]+=$(cat "$tmp/fig")$'\n'
+done
+for p in patches/*/*.patch; do
+	message "$p" >"$tmp/msg"
+	printf '%s' "${covered[$p]:-}" >"$tmp/cov"
+	awk -v cov="$tmp/cov" "$NFIG"'
+		BEGIN { while ((getline l < cov) > 0) c[l] = 1 }
+		!($0 in c) && nfig($0) > 1 { print FNR ": " $0; bad = 1 }
+		END { exit bad }' "$tmp/msg" | sed "s|^|$p:|" && continue
+	echo "  ^ figures outside a generated figure (no run cited)"
+	rc=1
+done
+exit $rc
