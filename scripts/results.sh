@@ -31,6 +31,8 @@ RUNS=$TOP/Documentation/runs
 FLUSH_RUN=20261203-223143-bench-flush.d3lY
 FLUSH_BASE_RUN=
 IPNEW_RUN=
+DEMUX_RUN=
+RING_RUN=
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -40,6 +42,7 @@ FIGURES_IN=(
 	"plain-vs-base 2-net-next-ifa-flush/0001-*.patch"
 	"ip-vs-ipnew iproute2/0002-*.patch"
 )
+# The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
 MARKDOWN=(README.md Documentation/*.md)
 
@@ -195,7 +198,7 @@ fig_ip_vs_ipnew() {
 	local r=$IPNEW_RUN row l n a b
 	need "$r"
 	echo "  seconds to empty a device      stock ip            patched ip"
-	for row in rfc,20000 rfc,40000 host,40000; do
+	for row in rfc,10000 rfc,20000 host,20000; do
 		l=${row%,*} n=${row#*,}
 		a=$(val "$r" "$l" "$n" ip) b=$(val "$r" "$l" "$n" ipnew)
 		printf '  %-25s %9s s, %s rounds %9s s, %s rounds %6s\n' \
@@ -215,6 +218,18 @@ fig_md_flush() {
 	sed -n '/^Kernel /,$p' "$RUNS/$1/output"
 }
 
+# A run's report as the benchmark printed it, without its progress lines.
+fig_md_raw() {
+	need "$1"
+	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); kernel tree $(meta "$1" kernel-tree | cut -c1-12)), reproduced by:"
+	echo
+	echo "    $(meta "$1" command)"
+	echo
+	echo '```'
+	grep -v '^\[ *[0-9]*s\] ' "$RUNS/$1/output" | sed '/./,$!d'
+	echo '```'
+}
+
 fig_md_flush_series() { fig_md_flush "$FLUSH_RUN"; }
 fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
 
@@ -226,6 +241,8 @@ figure() {
 	plain-vs-base) fig_plain_vs_base ;;
 	ip-vs-ipnew) fig_ip_vs_ipnew ;;
 	md-flush-ipnew) fig_md_flush "$IPNEW_RUN" ;;
+	md-demux) fig_md_raw "$DEMUX_RUN" ;;
+	md-ring) fig_md_raw "$RING_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
 	md-flush-base) fig_md_flush_base ;;
 	*) die "no figure $1" ;;
