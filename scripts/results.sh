@@ -100,6 +100,11 @@ growth() {
 		else printf("x%.2f", a / b) }'
 }
 
+# grew RUN LAYOUT METHOD N1 N2: growth of METHOD's time from N1 to N2.
+grew() {
+	growth "$(val "$1" "$2" "$5" "$3")" "$(val "$1" "$2" "$4" "$3")"
+}
+
 # what LAYOUT N: the row's label.
 what() {
 	local n
@@ -137,11 +142,11 @@ fig_flush_cost() {
 	done
 	printf '  %s %s, %s %s; %s %s\n' \
 		"from 40,000 to 80,000 /32s: ip" \
-		"$(growth "$(val "$r" host 80000 ip)" "$(val "$r" host 40000 ip)")" \
+		"$(grew "$r" host ip 40000 80000)" \
 		"flag" \
-		"$(growth "$(val "$r" host 80000 flagprim)" "$(val "$r" host 40000 flagprim)")" \
+		"$(grew "$r" host flagprim 40000 80000)" \
 		"bulk" \
-		"$(growth "$(val "$r" host 80000 bulk)" "$(val "$r" host 40000 bulk)")"
+		"$(grew "$r" host bulk 40000 80000)"
 	cite "$r"
 }
 
@@ -160,10 +165,10 @@ fig_flag_vs_secfirst() {
 	done
 	printf '%s: secfirst %s and %s, flag:prim %s and %s\n' \
 		"from 20,000 to 40,000 (one subnet; /24s)" \
-		"$(growth "$(val "$r" one 40000 secfirst)" "$(val "$r" one 20000 secfirst)")" \
-		"$(growth "$(val "$r" rfc 40000 secfirst)" "$(val "$r" rfc 20000 secfirst)")" \
-		"$(growth "$(val "$r" one 40000 flagprim)" "$(val "$r" one 20000 flagprim)")" \
-		"$(growth "$(val "$r" rfc 40000 flagprim)" "$(val "$r" rfc 20000 flagprim)")" |
+		"$(grew "$r" one secfirst 20000 40000)" \
+		"$(grew "$r" rfc secfirst 20000 40000)" \
+		"$(grew "$r" one flagprim 20000 40000)" \
+		"$(grew "$r" rfc flagprim 20000 40000)" |
 		fold -s -w 70 | sed 's/^/  /; s/ *$//'
 	printf '  stock "ip address flush", 40,000 in /24s: %s s\n' \
 		"$(val "$r" rfc 40000 ip)"
