@@ -29,7 +29,7 @@ RUNS=$TOP/Documentation/runs
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261203-223143-bench-flush.d3lY
-FLUSH_BASE_RUN=
+FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
 IPNEW_RUN=
 DEMUX_RUN=
 RING_RUN=
