@@ -76,7 +76,11 @@ from_debian() {
 	log "importing into git"
 	git -C "$SRC" init -q -b "$BASE_BRANCH"
 	git -C "$SRC" add -A -f
-	git -C "$SRC" -c core.hooksPath=/dev/null commit -q \
+	# The date of the tarball's files, not the time of the import: every
+	# machine then imports the same commit, the base-commit of patches/.
+	GIT_AUTHOR_DATE="@$(stat -c %Y "$SRC/Makefile") +0000" \
+		GIT_COMMITTER_DATE="@$(stat -c %Y "$SRC/Makefile") +0000" \
+		git -C "$SRC" -c core.hooksPath=/dev/null commit -q \
 		--author="$GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>" \
 		-m "Linux $(src_kernelversion) (Debian $pkg $ver)" \
 		-m "Imported unmodified from the Debian package as the stand-in base."
