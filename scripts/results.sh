@@ -30,7 +30,6 @@ RUNS=$TOP/Documentation/runs
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261203-223143-bench-flush.d3lY
 FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
-IPNEW_RUN=
 DEMUX_RUN=
 RING_RUN=
 
@@ -198,12 +197,12 @@ rounds() {
 }
 
 # Stock ip against ip with the iproute2 companion's patch 2 (the flag on
-# the primaries), one run.
+# the primaries), in the flush run (method ipnew, BENCH_IP_PATCHED).
 fig_ip_vs_ipnew() {
-	local r=$IPNEW_RUN row l n a b
+	local r=$FLUSH_RUN row l n a b
 	need "$r"
 	echo "  seconds to empty a device      stock ip            patched ip"
-	for row in rfc,10000 rfc,20000 host,20000; do
+	for row in rfc,20000 rfc,40000 host,40000; do
 		l=${row%,*} n=${row#*,}
 		a=$(val "$r" "$l" "$n" ip) b=$(val "$r" "$l" "$n" ipnew)
 		printf '  %-25s %9s s, %s rounds %9s s, %s rounds %6s\n' \
@@ -245,7 +244,6 @@ figure() {
 	flag-vs-secfirst) fig_flag_vs_secfirst ;;
 	plain-vs-base) fig_plain_vs_base ;;
 	ip-vs-ipnew) fig_ip_vs_ipnew ;;
-	md-flush-ipnew) fig_md_flush "$IPNEW_RUN" ;;
 	md-demux) fig_md_raw "$DEMUX_RUN" ;;
 	md-ring) fig_md_raw "$RING_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
