@@ -21,14 +21,16 @@
 # It fails (exit 1) when a generated text differs from what is in the
 # tree, when a run cited lacks its files, and when a Markdown table row
 # or a line of a patch's message or cover letter holds two or more
-# decimal figures outside a generated figure: a table that cites no run.
+# decimal figures outside a generated figure: a table that cites no run;
+# and when a run of the series kernel measured other kernel code than
+# patches/ holds (same_code).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=$TOP/Documentation/runs
 
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
-FLUSH_RUN=20261203-223143-bench-flush.d3lY
+FLUSH_RUN=20261203-235356-bench-flush.rvZ1
 FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
 DEMUX_RUN=
 RING_RUN=
@@ -146,6 +148,9 @@ fig_flush_cost() {
 		"$(grew "$r" host flagprim 40000 80000)" \
 		"bulk" \
 		"$(grew "$r" host bulk 40000 80000)"
+	printf '  %s %s s (the longest RTNL hold)\n' \
+		"bulk request alone, 80,000 /32s:" \
+		"$(val "$r" host 80000 "bulk req")"
 	cite "$r"
 }
 
@@ -196,18 +201,25 @@ rounds() {
 		"$RUNS/$1/output"
 }
 
+# nrounds RUN LAYOUT N METHOD: "1 round", "3 rounds".
+nrounds() {
+	local k
+	k=$(rounds "$@")
+	[ "$k" = 1 ] && echo "1 round" || echo "$k rounds"
+}
+
 # Stock ip against ip with the iproute2 companion's patch 2 (the flag on
 # the primaries), in the flush run (method ipnew, BENCH_IP_PATCHED).
 fig_ip_vs_ipnew() {
 	local r=$FLUSH_RUN row l n a b
 	need "$r"
-	echo "  seconds to empty a device      stock ip            patched ip"
+	echo "  seconds, rounds            stock ip         patched ip"
 	for row in rfc,20000 rfc,40000 host,40000; do
 		l=${row%,*} n=${row#*,}
 		a=$(val "$r" "$l" "$n" ip) b=$(val "$r" "$l" "$n" ipnew)
-		printf '  %-25s %9s s, %s rounds %9s s, %s rounds %6s\n' \
-			"$(what "$l" "$n")" "${a:--}" "$(rounds "$r" "$l" "$n" ip)" \
-			"${b:--}" "$(rounds "$r" "$l" "$n" ipnew)" "$(ratio "$a" "$b")"
+		printf '  %-22s %9s s, %-8s %7s s, %-8s %5s\n' \
+			"$(what "$l" "$n")" "${a:--}" "$(nrounds "$r" "$l" "$n" ip)" \
+			"${b:--}" "$(nrounds "$r" "$l" "$n" ipnew)" "$(ratio "$a" "$b")"
 	done
 	cite "$r"
 }
@@ -315,6 +327,45 @@ message() {
 	awk '/^---$/ || /^diff --git/ {exit} {print}' "$1"
 }
 
+# kernel_code [TREE]: the kernel side of the series (the diff of every
+# file outside tools/testing/, per patch; messages, cover letters and
+# selftests left out), from the patches/ tree object TREE that a run's
+# meta names, or from patches/ in the work tree.
+kernel_code() {
+	local f
+	if [ -n "${1:-}" ]; then
+		git -C "$TOP" ls-tree -r --name-only "$1" | sed "s|^|$1:|"
+	else
+		(cd "$TOP/patches" && ls -- */*.patch)
+	fi | grep -v '/0000-cover-letter\.patch$' | sort |
+		while read -r f; do
+			echo "== ${f#*:}"
+			if [ -n "${1:-}" ]; then
+				git -C "$TOP" show "$f"
+			else
+				cat "$TOP/patches/$f"
+			fi | awk '/^diff --git / { keep = $3 !~ /^a\/tools\/testing\// }
+				/^-- $/ { keep = 0 } keep'
+		done
+}
+
+# same_code RUN: fail unless the run measured the kernel code of patches/
+# (the figures stay valid when only messages or selftests change).
+same_code() {
+	local t
+	need "$1"
+	t=$(meta "$1" patches)
+	[ -n "$t" ] || die "Documentation/runs/$1/meta names no patches tree"
+	git -C "$TOP" cat-file -e "$t" 2>/dev/null ||
+		die "run $1: patches tree $t is not in this repository"
+	if ! cmp -s <(kernel_code "$t") <(kernel_code); then
+		echo "run $1 measured other kernel code than patches/ (tree $t):"
+		{ diff -u <(kernel_code "$t") <(kernel_code) || true; } | sed -n "3,20p"
+		echo "  (re-run the benchmark, commit its run, set its id in scripts/results.sh)"
+		return 1
+	fi
+}
+
 rc=0
 check=
 case ${1:-} in
@@ -330,6 +381,11 @@ esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$TOP"
+
+# The runs of the series kernel measured the code as posted.
+for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN"; do
+	[ -z "$r" ] || same_code "$r" || rc=1
+done
 
 for f in "${MARKDOWN[@]}"; do
 	regen "$f" >"$tmp/new" || exit 1
