@@ -32,8 +32,8 @@ RUNS=$TOP/Documentation/runs
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261203-235356-bench-flush.rvZ1
 FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
-DEMUX_RUN=
-RING_RUN=
+DEMUX_RUN=20261204-010443-bench-demux.HGuW
+RING_RUN=20261204-010844-bench-ring.xqq4
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -301,12 +301,13 @@ loose_md() {
 # nfig(s), awk: how many measured figures s holds: a number with two or
 # more decimals (0.474), or one with a unit (1.5 s, 4.5%, 12 Mpps), and a
 # ratio (x2.31, x16) counts twice (it is two figures); not version numbers
-# (7.3.4), addresses (10.0.0.1), patch numbers (2.3) or 0x1000.
+# (7.3.4), addresses (10.0.0.1), patch numbers (2.3), prefix lengths
+# (/24s) or 0x1000.
 NFIG='function nfig(s,   n, t) {
 	s = " " s " "
 	t = s
 	while (match(t, /[^0-9.][0-9]+\.[0-9][0-9]+[^0-9.]/) ||
-	       match(t, /[^0-9.][0-9]+(\.[0-9]+)? ?(s|ms|us|%|pps|Mpps|tps)[^0-9A-Za-z_]/)) {
+	       match(t, /[^0-9.\/][0-9]+(\.[0-9]+)? ?(s|ms|us|%|pps|Mpps|tps)[^0-9A-Za-z_]/)) {
 		n++
 		t = substr(t, RSTART + RLENGTH - 1)
 	}
