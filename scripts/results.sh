@@ -224,10 +224,20 @@ fig_ip_vs_ipnew() {
 	cite "$r"
 }
 
+# measured RUN: what the run measured, in words.
+measured() {
+	local rev
+	rev=$(meta "$1" repository | cut -c1-12)
+	case $(meta "$1" command) in
+	*'BENCH_KERNEL="base"'*) echo "the base kernel, no patch; scripts of commit $rev" ;;
+	*) echo "the series as in patches/ of commit $rev" ;;
+	esac
+}
+
 # The whole table of a bench-flush run, as the benchmark printed it.
 fig_md_flush() {
 	need "$1"
-	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); kernel tree $(meta "$1" kernel-tree | cut -c1-12)), reproduced by:"
+	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); $(measured "$1")), reproduced by:"
 	echo
 	echo "    $(meta "$1" command)"
 	echo
@@ -237,7 +247,7 @@ fig_md_flush() {
 # A run's report as the benchmark printed it, without its progress lines.
 fig_md_raw() {
 	need "$1"
-	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); kernel tree $(meta "$1" kernel-tree | cut -c1-12)), reproduced by:"
+	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); $(measured "$1")), reproduced by:"
 	echo
 	echo "    $(meta "$1" command)"
 	echo
