@@ -234,23 +234,25 @@ measured() {
 	esac
 }
 
-# The whole table of a bench-flush run, as the benchmark printed it.
-fig_md_flush() {
+# run_header RUN: the lines above a whole run in Markdown: its id, mode,
+# what it measured and the command that reproduces it.
+run_header() {
 	need "$1"
 	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); $(measured "$1")), reproduced by:"
 	echo
 	echo "    $(meta "$1" command)"
 	echo
+}
+
+# The whole table of a bench-flush run, as the benchmark printed it.
+fig_md_flush() {
+	run_header "$1"
 	sed -n '/^Kernel /,$p' "$RUNS/$1/output"
 }
 
 # A run's report as the benchmark printed it, without its progress lines.
 fig_md_raw() {
-	need "$1"
-	echo "Run \`$1\` ($(meta "$1" icount | sed 's/^1$/instruction counting/;s/^0$/no instruction counting/'); $(measured "$1")), reproduced by:"
-	echo
-	echo "    $(meta "$1" command)"
-	echo
+	run_header "$1"
 	echo '```'
 	grep -v '^\[ *[0-9]*s\] ' "$RUNS/$1/output" | sed '/./,$!d'
 	echo '```'
@@ -369,9 +371,11 @@ same_code() {
 	[ -n "$t" ] || die "Documentation/runs/$1/meta names no patches tree"
 	git -C "$TOP" cat-file -e "$t" 2>/dev/null ||
 		die "run $1: patches tree $t is not in this repository"
-	if ! cmp -s <(kernel_code "$t") <(kernel_code); then
+	kernel_code "$t" >"$tmp/measured"
+	kernel_code >"$tmp/posted"
+	if ! cmp -s "$tmp/measured" "$tmp/posted"; then
 		echo "run $1 measured other kernel code than patches/ (tree $t):"
-		{ diff -u <(kernel_code "$t") <(kernel_code) || true; } | sed -n "3,20p"
+		{ diff -u "$tmp/measured" "$tmp/posted" || true; } | sed -n "3,20p"
 		echo "  (re-run the benchmark, commit its run, set its id in scripts/results.sh)"
 		return 1
 	fi

@@ -57,7 +57,7 @@ download_deb() {
 }
 
 from_debian() {
-	local pkg ver deb tmp tarball
+	local pkg ver deb tmp tarball date
 	if [ -d "$SRC/.git" ] && git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null; then
 		log "base cached: $(cat "$CACHE/base-version")"
 		return 0
@@ -78,8 +78,8 @@ from_debian() {
 	git -C "$SRC" add -A -f
 	# The date of the tarball's files, not the time of the import: every
 	# machine then imports the same commit, the base-commit of patches/.
-	GIT_AUTHOR_DATE="@$(stat -c %Y "$SRC/Makefile") +0000" \
-		GIT_COMMITTER_DATE="@$(stat -c %Y "$SRC/Makefile") +0000" \
+	date="@$(stat -c %Y "$SRC/Makefile") +0000"
+	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
 		git -C "$SRC" -c core.hooksPath=/dev/null commit -q \
 		--author="$GIT_COMMITTER_NAME <$GIT_COMMITTER_EMAIL>" \
 		-m "Linux $(src_kernelversion) (Debian $pkg $ver)" \
