@@ -41,7 +41,6 @@ FIGURES_IN=(
 	"flush-cost 2-net-next-ifa-flush/0003-*.patch"
 	"flag-vs-secfirst 2-net-next-ifa-flush/0002-*.patch"
 	"plain-vs-base 2-net-next-ifa-flush/0001-*.patch"
-	"ip-vs-ipnew iproute2/0002-*.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
@@ -208,22 +207,6 @@ nrounds() {
 	[ "$k" = 1 ] && echo "1 round" || echo "$k rounds"
 }
 
-# Stock ip against ip with the iproute2 companion's patch 2 (the flag on
-# the primaries), in the flush run (method ipnew, BENCH_IP_PATCHED).
-fig_ip_vs_ipnew() {
-	local r=$FLUSH_RUN row l n a b
-	need "$r"
-	echo "  seconds, rounds            stock ip         patched ip"
-	for row in rfc,20000 rfc,40000 host,40000; do
-		l=${row%,*} n=${row#*,}
-		a=$(val "$r" "$l" "$n" ip) b=$(val "$r" "$l" "$n" ipnew)
-		printf '  %-22s %9s s, %-8s %7s s, %-8s %5s\n' \
-			"$(what "$l" "$n")" "${a:--}" "$(nrounds "$r" "$l" "$n" ip)" \
-			"${b:--}" "$(nrounds "$r" "$l" "$n" ipnew)" "$(ratio "$a" "$b")"
-	done
-	cite "$r"
-}
-
 # measured RUN: what the run measured, in words.
 measured() {
 	local rev
@@ -244,10 +227,25 @@ run_header() {
 	echo
 }
 
-# The whole table of a bench-flush run, as the benchmark printed it.
+# The whole table of a bench-flush run, as the benchmark printed it; with
+# "noip", without the columns and reports of the patched ip (ipnew), whose
+# code same_code does not hold the run to.
 fig_md_flush() {
 	run_header "$1"
-	sed -n '/^Kernel /,$p' "$RUNS/$1/output"
+	sed -n '/^Kernel /,$p' "$RUNS/$1/output" |
+		if [ "${2:-}" = noip ]; then
+			awk -F'|' -v OFS='|' '
+				/^\| layout \|/ { for (i = 2; i < NF; i++) {
+						h = $i; gsub(/^ +| +$/, "", h)
+						drop[i] = h ~ /ipnew/ } }
+				/^\|/ { o = ""; for (i = 1; i <= NF; i++)
+						if (!drop[i]) o = o (o == "" && i == 1 ? "" : "|") $i
+					print o; next }
+				/^- .* ipnew: / { next }
+				{ print }'
+		else
+			cat
+		fi
 }
 
 # A run's report as the benchmark printed it, without its progress lines.
@@ -258,7 +256,7 @@ fig_md_raw() {
 	echo '```'
 }
 
-fig_md_flush_series() { fig_md_flush "$FLUSH_RUN"; }
+fig_md_flush_series() { fig_md_flush "$FLUSH_RUN" noip; }
 fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
 
 # The Markdown (code block) and plain figures, by name.
@@ -267,7 +265,6 @@ figure() {
 	flush-cost) fig_flush_cost ;;
 	flag-vs-secfirst) fig_flag_vs_secfirst ;;
 	plain-vs-base) fig_plain_vs_base ;;
-	ip-vs-ipnew) fig_ip_vs_ipnew ;;
 	md-demux) fig_md_raw "$DEMUX_RUN" ;;
 	md-ring) fig_md_raw "$RING_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
@@ -340,30 +337,35 @@ message() {
 	awk '/^---$/ || /^diff --git/ {exit} {print}' "$1"
 }
 
-# kernel_code [TREE]: the kernel side of the series (the diff of every
-# file outside tools/testing/, per patch; messages, cover letters and
-# selftests left out), from the patches/ tree object TREE that a run's
-# meta names, or from patches/ in the work tree.
+# kernel_code TREE|"" [ip]: the code a benchmark runs: the diff of every
+# file outside tools/testing/, Documentation/ and man/, per patch
+# (messages, cover letters, selftests and docs left out), of the kernel
+# series and, with "ip", of the iproute2 companion; from the patches/ tree
+# object TREE that a run's meta names, or ("") from patches/ in the work
+# tree.
 kernel_code() {
 	local f
-	if [ -n "${1:-}" ]; then
+	if [ -n "$1" ]; then
 		git -C "$TOP" ls-tree -r --name-only "$1" | sed "s|^|$1:|"
 	else
 		(cd "$TOP/patches" && ls -- */*.patch)
-	fi | grep -v '/0000-cover-letter\.patch$' | sort |
+	fi | grep -v '/0000-cover-letter\.patch$' |
+		{ if [ "${2:-}" = ip ]; then cat; else grep -v 'iproute2/'; fi; } | sort |
 		while read -r f; do
 			echo "== ${f#*:}"
 			if [ -n "${1:-}" ]; then
 				git -C "$TOP" show "$f"
 			else
 				cat "$TOP/patches/$f"
-			fi | awk '/^diff --git / { keep = $3 !~ /^a\/tools\/testing\// }
+			fi | awk '/^diff --git / { keep = $3 !~ /^a\/(tools\/testing|Documentation|man)\// }
 				/^-- $/ { keep = 0 } keep'
 		done
 }
 
-# same_code RUN: fail unless the run measured the kernel code of patches/
-# (the figures stay valid when only messages or selftests change).
+# same_code RUN [ip]: fail unless the run measured the kernel code of
+# patches/ (the figures stay valid when only messages, docs or selftests
+# change); with "ip", the figures taken from it use the iproute2
+# companion's ip (BENCH_IP_PATCHED), whose code must be the same too.
 same_code() {
 	local t
 	need "$1"
@@ -371,8 +373,12 @@ same_code() {
 	[ -n "$t" ] || die "Documentation/runs/$1/meta names no patches tree"
 	git -C "$TOP" cat-file -e "$t" 2>/dev/null ||
 		die "run $1: patches tree $t is not in this repository"
-	kernel_code "$t" >"$tmp/measured"
-	kernel_code >"$tmp/posted"
+	if [ "${2:-}" = ip ] && [ -z "$(meta "$1" ip-patched)" ] &&
+		[[ $(meta "$1" command) != *BENCH_IP_PATCHED=* ]]; then
+		die "run $1 used no patched ip (BENCH_IP_PATCHED)"
+	fi
+	kernel_code "$t" "${2:-}" >"$tmp/measured"
+	kernel_code "" "${2:-}" >"$tmp/posted"
 	if ! cmp -s "$tmp/measured" "$tmp/posted"; then
 		echo "run $1 measured other kernel code than patches/ (tree $t):"
 		{ diff -u "$tmp/measured" "$tmp/posted" || true; } | sed -n "3,20p"

@@ -26,6 +26,15 @@
 #   no route added back, and leaves the same addresses and routes as
 #   deleting every address of d0 in dump order with promote_secondaries=0
 #   over the layouts of subnet_removal.
+# - filtered: a flush with a selector (to PREFIX, label, scope, flags,
+#   proto, with or without dev) that deletes a selected primary with the
+#   flag exactly when every address of its subnet is selected, and every
+#   other selected address plainly, leaves the same addresses and routes
+#   as "ip -4 address flush" with the same selector, for each row of
+#   FILTER_ROWS and promote_secondaries 0 and 1, and uses the flag for the
+#   number of subnets the row says.  ifa_flusher -m select does it from
+#   the list "ip -4 address show SELECTOR" prints; with IFA_FLUSH_IP set
+#   to an ip that uses the flag itself, that ip is compared too.
 #
 # On a kernel without IFA_F_FLUSH (probed with ifa_flusher -c, which
 # tries RTM_NEWADDR with the bit) the flag cases SKIP; on one that says
@@ -52,11 +61,17 @@
 #       10.11.0.1/24 + 1            (same addresses on d1)
 #   d1  10.11.0.1/24 + 1
 #
-# and removes the subnets 10.1.0.0/24, 10.3.0.0/31, 10.4.0.100/32,
+# filtered adds, on d0: 10.20.0.1/24 + 1, scope link; 10.21.0.1/24 proto 99
+# + 10.21.0.2 proto 99 + 10.21.0.3 (no proto); 10.22.0.1/24 proto 98 +
+# 10.22.0.2 proto 99; 10.23.0.1/24 valid_lft 3600 (dynamic) + 10.23.0.2
+# (permanent).  The proto addresses need ip >= 6.4; without it they are
+# added without proto and the proto row is not run (an info line says so).
+#
+# subnet_removal removes the subnets 10.1.0.0/24, 10.3.0.0/31, 10.4.0.100/32,
 # 10.4.1.1/32, 10.5.0.0/24, 10.6.0.0/24, 10.7.0.0/24, 10.8.0.0/24,
 # 10.9.0.0/24, 10.10.0.0/24 and 10.11.0.0/24 of d0.
 #
-# Expected runtime: about 20 s under QEMU/TCG (idle host).
+# Expected runtime: about 60 s under QEMU/TCG (idle host).
 
 # lib.sh is not followed without -x (SC1091) and sets or reads ALL_TESTS,
 # RET and ksft_* (SC2034, SC2154); test functions run from ALL_TESTS
@@ -71,6 +86,7 @@ ALL_TESTS="
 	test_route_calls
 	test_subnet_removal
 	test_bulk
+	test_filtered
 "
 
 : "${IFA_FLUSH_N:=20}"
@@ -465,6 +481,151 @@ test_bulk()
 	log_test "bulk = plain deletes in dump order, promote_secondaries=0"
 }
 
+# FILTER_ROWS: "SELECTOR|SUBNETS", SUBNETS being how many subnets the
+# flush removes whole, and so deletes with the flag, over add_layout and
+# add_filter_layout.  d0 has 17 subnets: 10.1-10.3, 10.4.0.100/32 (peers),
+# 10.4.1.1/32, 10.5, 10.6.0.0/24, 10.6.0.0/16, 10.7-10.11, 10.20-10.23.
+FILTER_ROWS=(
+	"dev d0|17"
+	"to 10.1.0.0/24|1"
+	"to 10.1.0.0/30|0"
+	"to 10.6.0.0/24|1"
+	"to 10.11.0.0/24|2"
+	"to 10.4.0.0/16|2"
+	"to 10.5.0.2/32|0"
+	"label d0:a|0"
+	"label d0:*|1"
+	"dev d0 scope link|1"
+	"dev d0 noprefixroute|1"
+	"dev d0 secondary|0"
+	"dev d0 dynamic|0"
+	"dev d0 permanent|16"
+	"dev d0 proto 99|16"
+)
+
+# add_filter_layout NS: the addresses of the filtered rows, after
+# add_layout's.
+add_filter_layout()
+{
+	local ns=$1; shift
+
+	ip -n "$ns" -batch - <<-EOF || return
+		addr add 10.20.0.1/24 dev d0 scope link
+		addr add 10.20.0.2/24 dev d0 scope link
+		addr add 10.23.0.1/24 dev d0 valid_lft 3600 preferred_lft 3600
+		addr add 10.23.0.2/24 dev d0
+	EOF
+	# an ip without proto adds the same addresses without it
+	local p98="" p99=""
+	if ((HAVE_PROTO)); then
+		p98="proto 98"
+		p99="proto 99"
+	fi
+	ip -n "$ns" -batch - <<-EOF
+		addr add 10.21.0.1/24 dev d0 $p99
+		addr add 10.21.0.2/24 dev d0 $p99
+		addr add 10.21.0.3/24 dev d0
+		addr add 10.22.0.1/24 dev d0 $p98
+		addr add 10.22.0.2/24 dev d0 $p99
+	EOF
+}
+
+# filter_ns PROMOTE: a new namespace (its name printed) with d0, d1 and
+# the addresses of add_layout and add_filter_layout.
+filter_ns()
+{
+	local promote=$1; shift
+	local ns d
+
+	setup_ns ns || return
+	defer cleanup_ns "$ns"
+	for d in d0 d1; do
+		ip -n "$ns" link add name "$d" type dummy || return
+		ip -n "$ns" link set dev "$d" up || return
+	done
+	ip netns exec "$ns" sysctl -qw \
+		"net.ipv4.conf.all.promote_secondaries=$promote" \
+		"net.ipv4.conf.d0.promote_secondaries=$promote" \
+		"net.ipv4.conf.d1.promote_secondaries=$promote" || return
+	add_layout "$ns" && add_filter_layout "$ns" || return
+	FILTER_NS=$ns
+}
+
+# filtered_row PROMOTE SELECTOR SUBNETS: the same layout flushed with
+# SELECTOR by stock ip, by ifa_flusher -m select and (IFA_FLUSH_IP) by an
+# ip that uses the flag; same state everywhere, flag used SUBNETS times.
+filtered_row()
+{
+	local promote=$1; shift
+	local sel=$1; shift
+	local subnets=$1; shift
+	local ns_ip ns_sel ns_new out list=$WORKDIR/list words
+
+	read -r -a words <<<"$sel"
+	filter_ns "$promote" || return
+	ns_ip=$FILTER_NS
+	filter_ns "$promote" || return
+	ns_sel=$FILTER_NS
+
+	ip -n "$ns_ip" -4 addr flush "${words[@]}"
+	check_err $? "ip -4 addr flush $sel failed"
+	state "$ns_ip" >"$WORKDIR/state.ip"
+
+	# "IFINDEX: DEV inet LOCAL[/PLEN] [peer ADDRESS/PLEN] ..." (ip -j
+	# leaves the device out when a label selects)
+	ip -n "$ns_sel" -o -4 addr show "${words[@]}" |
+		awk '{	idx = $1; sub(":", "", idx)
+			for (i = 2; i < NF; i++)
+				if ($i == "inet") {
+					l = $(i + 1)
+					p = $(i + 2) == "peer" ? $(i + 3) : l
+				}
+			split(p, a, "/"); sub("/.*", "", l)
+			print idx, l, a[1], a[2] }' >"$list"
+	check_err $? "ip -4 addr show $sel failed"
+	out=$(ip netns exec "$ns_sel" "$FLUSHER" -m select "$list")
+	check_err $? "ifa_flusher -m select ($sel) failed: $out"
+	[[ $out == *" flagged $subnets deleted "* ]]
+	check_err $? "ifa_flusher -m select ($sel): \"$out\", expected flagged $subnets"
+	state "$ns_sel" >"$WORKDIR/state.select"
+	compare ip select state
+
+	[[ -n ${IFA_FLUSH_IP:-} ]] || return 0
+	filter_ns "$promote" || return
+	ns_new=$FILTER_NS
+	ip netns exec "$ns_new" "$IFA_FLUSH_IP" -4 addr flush "${words[@]}"
+	check_err $? "$IFA_FLUSH_IP -4 addr flush $sel failed"
+	state "$ns_new" >"$WORKDIR/state.new"
+	compare ip new state
+}
+
+test_filtered()
+{
+	local row sel promote
+
+	if ((!FLAG)); then
+		log_test_skip "filtered flushes (no IFA_F_FLUSH)"
+		return
+	fi
+	if ! command -v jq >/dev/null; then
+		log_test_skip "filtered flushes (jq not installed)"
+		return
+	fi
+	for promote in 1 0; do
+		for row in "${FILTER_ROWS[@]}"; do
+			sel=${row%|*}
+			# not a SKIP of the whole script for one row
+			if [[ $sel == *proto* ]] && ((!HAVE_PROTO)); then
+				log_info "filtered: $sel: not run (ip < 6.4 has no proto)"
+				continue
+			fi
+			RET=0
+			in_defer_scope filtered_row "$promote" "$sel" "${row#*|}"
+			log_test "filtered: $sel, promote=$promote"
+		done
+	done
+}
+
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
 [[ -x $FLUSHER ]] || { echo "SKIP: $FLUSHER not built"; exit "$ksft_skip"; }
 
@@ -497,6 +658,10 @@ bulk_probe()
 	esac
 }
 in_defer_scope bulk_probe || exit "$ksft_fail"
+
+# Does ip know address protocols (iproute2 6.4)?
+HAVE_PROTO=0
+ip address help 2>&1 | grep -q 'proto' && HAVE_PROTO=1
 
 tests_run
 exit "$EXIT_STATUS"

@@ -22,6 +22,18 @@
  *	sends those a request causes before its ack, so reading them after
  *	each ack counts them exactly; a lost notification is an error.
  *
+ *   ifa_flusher -m select FILE
+ *	Flush the IPv4 addresses FILE lists, one "IFINDEX LOCAL ADDRESS
+ *	PREFIXLEN" a line (what a selector of "ip address show" picked, on
+ *	any device), as "ip address flush" with IFA_F_FLUSH does: a listed
+ *	primary whose subnet (its device, prefix length and prefix of
+ *	IFA_ADDRESS) has every address listed is deleted with the flag and
+ *	its secondaries are not asked for; every other listed address is
+ *	deleted plainly, in dump order.  Prints the numbers of addresses
+ *	found, listed, flagged (primaries deleted with the flag), deleted,
+ *	gone, failed and left (listed ones still there); exits 0 only if no
+ *	request failed otherwise and none is left.
+ *
  *   ifa_flusher -c
  *	Whether the kernel knows IFA_F_FLUSH, asked in a network namespace
  *	of its own (ifa_flag_known()): exit 0 if it does, 4 (KSFT_SKIP) if
@@ -52,7 +64,9 @@ struct addr {
 	char peer[INET_ADDRSTRLEN];	/* IFA_ADDRESS */
 	__u32 address;		/* IFA_ADDRESS, network order */
 	int prefixlen;
+	int ifindex;
 	bool secondary;
+	bool listed;		/* -m select: FILE lists it */
 };
 
 struct addr_list {
@@ -64,12 +78,13 @@ static struct ynl_sock *ys;
 static struct ynl_sock *rt;	/* route notifications, with -r */
 static struct ynl_sock *at;	/* address notifications, with -r */
 static unsigned long rt_new, rt_del, at_del;
-static int ifindex;
+static int ifindex;	/* 0: every device (-m select) */
 
 static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: ifa_flusher [-m dump|secfirst|flag|bulk] [-o ADDR/LEN] [-r] DEV\n"
+		"       ifa_flusher -m select FILE\n"
 		"       ifa_flusher -c\n");
 	exit(2);
 }
@@ -102,8 +117,8 @@ static int rt_drain(void)
 }
 
 /*
- * The IPv4 addresses of ifindex in dump order; with @only (ADDR/LEN), the
- * ones of that subnet.  0 or -1.
+ * The IPv4 addresses of ifindex (all of them if 0) in dump order; with
+ * @only (ADDR/LEN), the ones of that subnet.  0 or -1.
  */
 static int dump_addrs(const char *only, struct addr_list *l)
 {
@@ -147,7 +162,8 @@ static int dump_addrs(const char *only, struct addr_list *l)
 		struct addr *e = &l->a[l->n];
 		const void *local = a->_len.local == 4 ? a->local : a->address;
 
-		if ((int)a->_hdr.ifa_index != ifindex || a->_len.address != 4)
+		if ((ifindex && (int)a->_hdr.ifa_index != ifindex) ||
+		    a->_len.address != 4)
 			continue;
 		memcpy(&e->address, a->address, 4);
 		if (only && (a->_hdr.ifa_prefixlen != plen ||
@@ -156,6 +172,8 @@ static int dump_addrs(const char *only, struct addr_list *l)
 		inet_ntop(AF_INET, local, e->local, sizeof(e->local));
 		inet_ntop(AF_INET, a->address, e->peer, sizeof(e->peer));
 		e->prefixlen = a->_hdr.ifa_prefixlen;
+		e->ifindex = a->_hdr.ifa_index;
+		e->listed = false;
 		e->secondary = a->_hdr.ifa_flags & IFA_F_SECONDARY;
 		l->n++;
 	}
@@ -220,6 +238,127 @@ static int do_flush(const char *mode, const char *only)
 	return failed || l.n ? 1 : 0;
 }
 
+/* Mark the addresses of @l that @file lists; -1 if it cannot be read. */
+static int read_list(const char *file, struct addr_list *l)
+{
+	char local[INET_ADDRSTRLEN], peer[INET_ADDRSTRLEN];
+	int idx, plen, n;
+	unsigned int i;
+	FILE *f;
+
+	f = fopen(file, "r");
+	if (!f) {
+		perror(file);
+		return -1;
+	}
+	while ((n = fscanf(f, "%d %15s %15s %d", &idx, local, peer,
+			   &plen)) == 4) {
+		for (i = 0; i < l->n; i++) {
+			struct addr *a = &l->a[i];
+
+			if (a->ifindex == idx && a->prefixlen == plen &&
+			    !strcmp(a->local, local) && !strcmp(a->peer, peer))
+				a->listed = true;
+		}
+	}
+	fclose(f);
+	if (n != EOF) {
+		fprintf(stderr, "%s: not \"IFINDEX LOCAL ADDRESS PLEN\" lines\n",
+			file);
+		return -1;
+	}
+	return 0;
+}
+
+static bool same_subnet(const struct addr *a, const struct addr *b)
+{
+	__u32 mask = htonl(a->prefixlen ? ~0U << (32 - a->prefixlen) : 0);
+
+	return a->ifindex == b->ifindex && a->prefixlen == b->prefixlen &&
+	       !((a->address ^ b->address) & mask);
+}
+
+/*
+ * Whether a primary goes with its whole subnet: it and every secondary of
+ * its subnet are listed.  Quadratic, as befits a test's few addresses.
+ */
+static bool subnet_listed(const struct addr_list *l, const struct addr *p)
+{
+	unsigned int i;
+
+	if (!p->listed)
+		return false;
+	for (i = 0; i < l->n; i++)
+		if (!l->a[i].listed && same_subnet(&l->a[i], p))
+			return false;
+	return true;
+}
+
+/* -m select: flush what @file lists, as "ip address flush" does. */
+static int do_select(const char *file)
+{
+	unsigned int i, j, listed = 0, flagged = 0, deleted = 0, gone = 0;
+	unsigned int found, failed = 0, left = 0;
+	struct addr_list l = {};
+	bool *skip;
+	int ret = 1;
+
+	if (dump_addrs(NULL, &l) || read_list(file, &l))
+		goto out;
+	found = l.n;
+	skip = calloc(l.n ? l.n : 1, sizeof(*skip));
+	if (!skip)
+		goto out;
+	/* a flagged primary takes the secondaries of its subnet along */
+	for (i = 0; i < l.n; i++) {
+		const struct addr *p = &l.a[i];
+
+		if (p->secondary || !subnet_listed(&l, p))
+			continue;
+		for (j = 0; j < l.n; j++)
+			if (l.a[j].secondary && same_subnet(&l.a[j], p))
+				skip[j] = true;
+	}
+	for (i = 0; i < l.n; i++) {
+		const struct addr *a = &l.a[i];
+		__u32 flags = 0;
+		int err;
+
+		if (!a->listed)
+			continue;
+		listed++;
+		if (skip[i])
+			continue;
+		if (!a->secondary && subnet_listed(&l, a)) {
+			flags = IFA_F_FLUSH;
+			flagged++;
+		}
+		err = ifa_req(ys, RTM_DELADDR, 0, AF_INET, a->ifindex,
+			      a->local, a->peer, a->prefixlen, flags);
+		if (!err) {
+			deleted++;
+		} else if (err == -EADDRNOTAVAIL) {
+			gone++;
+		} else {
+			failed++;
+			fprintf(stderr, "delete %s/%d: %s\n", a->local,
+				a->prefixlen, ys->err.msg);
+		}
+	}
+	free(skip);
+	if (dump_addrs(NULL, &l) || read_list(file, &l))
+		goto out;
+	for (i = 0; i < l.n; i++)
+		left += l.a[i].listed;
+	printf("found %u listed %u flagged %u deleted %u gone %u failed %u left %u\n",
+	       found, listed, flagged, deleted, gone, failed,
+	       left);
+	ret = failed || left;
+out:
+	free(l.a);
+	return ret;
+}
+
 /* In the network namespace main() made for it. */
 static int do_check(void)
 {
@@ -251,7 +390,8 @@ int main(int argc, char **argv)
 		case 'm':
 			mode = optarg;
 			if (strcmp(mode, "dump") && strcmp(mode, "secfirst") &&
-			    strcmp(mode, "flag") && strcmp(mode, "bulk"))
+			    strcmp(mode, "flag") && strcmp(mode, "bulk") &&
+			    strcmp(mode, "select"))
 				print_usage();
 			break;
 		case 'o':
@@ -266,9 +406,10 @@ int main(int argc, char **argv)
 	}
 	if (check ? optind != argc : optind != argc - 1)
 		print_usage();
-	if (only && !strcmp(mode, "bulk"))
+	if ((only && !strcmp(mode, "bulk")) ||
+	    ((only || routes) && !strcmp(mode, "select")))
 		print_usage();
-	if (!check) {
+	if (!check && strcmp(mode, "select")) {
 		ifindex = if_nametoindex(argv[optind]);
 		if (!ifindex) {
 			fprintf(stderr, "%s: no such device\n", argv[optind]);
@@ -306,7 +447,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	ret = check ? do_check() : do_flush(mode, only);
+	if (check)
+		ret = do_check();
+	else if (!strcmp(mode, "select"))
+		ret = do_select(argv[optind]);
+	else
+		ret = do_flush(mode, only);
 	if (rt) {
 		ynl_sock_destroy(rt);
 		ynl_sock_destroy(at);

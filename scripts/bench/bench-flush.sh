@@ -12,7 +12,11 @@
 #   rfc   /24 subnets of $BENCH_PER addresses each (10.0.0.0/24,
 #         10.0.1.0/24, ...), N in $BENCH_RFC (the 2016 RFC's layout);
 #   host  N /32 addresses, each its own primary (anycast and VIP hosts),
-#         N in $BENCH_HOST.
+#         N in $BENCH_HOST;
+#   filt  /24 subnets of $BENCH_PER addresses, half of them in 10.0.0.0/9
+#         with the label $DEV:a, the other half in 10.128.0.0/9 without,
+#         N in $BENCH_FILT: a flush with a selector that picks half of
+#         the subnets.
 # For each layout and N, the addresses are added (flush_bench -a, timed)
 # and flushed again by each method, promote_secondaries=1 unless said:
 #   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
@@ -30,6 +34,12 @@
 #   ipnew     "ip -4 addr flush dev D" with the iproute2 companion patch
 #             (patches/iproute2/), when BENCH_IP_PATCHED names that ip
 #             binary (built by the user beside this repository).
+# The filt layout has methods of its own, each deleting half of it:
+#   ipto, iplabel        stock "ip -4 addr flush dev D to 10.0.0.0/9",
+#                        "... label D:a";
+#   ipnewto, ipnewlabel  the same with BENCH_IP_PATCHED (which deletes a
+#                        primary with IFA_F_FLUSH where the selector
+#                        picks its whole subnet).
 # Each flush by flush_bench is timed by flush_bench itself (its "secs":
 # from its first dump to its last ack), the ip flushes with date +%s.%N
 # around the command.  Prints a Markdown table: seconds and ratios.
@@ -38,6 +48,7 @@
 #   BENCH_ONE      sizes of the one-subnet layout ("10000 20000 40000")
 #   BENCH_RFC      sizes of the /24 layout ("10000 20000 40000")
 #   BENCH_HOST     sizes of the /32 layout ("10000 20000 40000")
+#   BENCH_FILT     sizes of the filt layout ("10000 20000 40000")
 #   BENCH_PER      addresses per /24 subnet (250)
 #   BENCH_METHODS  the methods ("ip secfirst plain flag flagprim bulk", and
 #                  ipnew with BENCH_IP_PATCHED)
@@ -47,6 +58,8 @@
 #                  TCG, four times that at 80000); in the one-subnet
 #                  layout it promotes N times and is always skipped above
 #                  BENCH_IP_ONE_MAX (2000: 44 s; over 10 min at 10000)
+#   BENCH_IP_FILT_MAX  skip stock ip's filtered flushes above this N
+#                  (40000)
 #   BENCH_HOST_ALL_MAX  in the /32 layout, above this N (40000) flagprim
 #                  stands for secfirst, plain and flag: every address is
 #                  a primary without secondaries, so all four send the
@@ -68,6 +81,8 @@ FLUSHER=$(build_helper "$TOP/scripts/bench/flush_bench.c" -static) || exit
 BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
 BENCH_HOST=${BENCH_HOST-10000 20000 40000}
+BENCH_FILT=${BENCH_FILT-10000 20000 40000}
+BENCH_IP_FILT_MAX=${BENCH_IP_FILT_MAX-40000}
 BENCH_PER=${BENCH_PER:-250}
 BENCH_IP_MAX=${BENCH_IP_MAX-40000}
 BENCH_IP_ONE_MAX=${BENCH_IP_ONE_MAX-2000}
@@ -76,7 +91,8 @@ NS=bench-flush-$$
 DEV=bf0
 BENCH_IP_PATCHED=${BENCH_IP_PATCHED:-}
 METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim bulk${BENCH_IP_PATCHED:+ ipnew}}
-LAYOUTS="one rfc host"
+FILT_METHODS="ipto iplabel${BENCH_IP_PATCHED:+ ipnewto ipnewlabel}"
+LAYOUTS="one rfc host filt"
 
 # Results, indexed by "layout,N,method".
 declare -A T_ADD T_FLUSH T_REQ OUT
@@ -120,7 +136,18 @@ sizes()
 	one) echo "$BENCH_ONE" ;;
 	rfc) echo "$BENCH_RFC" ;;
 	host) echo "$BENCH_HOST" ;;
+	filt) echo "$BENCH_FILT" ;;
 	esac
+}
+
+# methods LAYOUT
+methods()
+{
+	if [[ $1 == filt ]]; then
+		echo "$FILT_METHODS"
+	else
+		echo "$METHODS"
+	fi
 }
 
 # add_addrs LAYOUT N
@@ -135,6 +162,11 @@ add_addrs()
 	host)
 		ip netns exec "$NS" "$FLUSHER" -a "$2" -s 1 \
 			-p 10.0.0.0/32 "$DEV" ;;
+	filt)
+		ip netns exec "$NS" "$FLUSHER" -a "$(($2 / 2))" \
+			-s "$BENCH_PER" -p 10.0.0.0/24 -l "$DEV:a" "$DEV" &&
+		ip netns exec "$NS" "$FLUSHER" -a "$(($2 - $2 / 2))" \
+			-s "$BENCH_PER" -p 10.128.0.0/24 "$DEV" ;;
 	esac
 }
 
@@ -157,12 +189,14 @@ flush_dev()
 {
 	local out rc
 
-	if [[ $1 == ip || $1 == ipnew ]]; then
-		local ip=ip
+	if [[ $1 == ip* ]]; then
+		local ip=ip sel=()
 
-		[[ $1 == ipnew ]] && ip=$BENCH_IP_PATCHED
+		[[ $1 == ipnew* ]] && ip=$BENCH_IP_PATCHED
+		[[ $1 == *to ]] && sel=(to 10.0.0.0/9)
+		[[ $1 == *label ]] && sel=(label "$DEV:a")
 		# -s: "*** Flush is complete after N rounds ***"
-		out=$("$ip" -n "$NS" -s -4 addr flush dev "$DEV")
+		out=$("$ip" -n "$NS" -s -4 addr flush dev "$DEV" "${sel[@]}")
 		rc=$?
 		out=$(grep -i 'flush' <<< "$out" | tail -n 1)
 		echo "$1: ${out:-rc $rc}"
@@ -174,12 +208,29 @@ flush_dev()
 	fi
 }
 
-# check_left KEY: after a flush, note and remove what it left behind.
+# check_left KEY [N]: after a flush, note and remove what it left behind;
+# in the filt layout, the half in 10.128.0.0/9 (N - N / 2) stays and is
+# then removed untimed.
 check_left()
 {
-	local left
+	local left keep=0 kept=0
 
 	left=$(count_addrs)
+	if [[ $1 == filt,* ]]; then
+		keep=$(($2 - $2 / 2))
+		kept=$(ip -n "$NS" -4 addr show dev "$DEV" to 10.128.0.0/9 |
+			grep -c 'inet ')
+		if ((left == keep && kept == keep)); then
+			ip netns exec "$NS" "$FLUSHER" -m bulk "$DEV" \
+				>/dev/null 2>&1 && return
+			ip netns exec "$NS" "$FLUSHER" -m secfirst "$DEV" \
+				>/dev/null || die "cannot empty $DEV"
+			return
+		fi
+		log "$1: $kept of $keep unselected addresses kept"
+		OUT[$1]="${OUT[$1]} ($kept of $keep unselected kept, $left left!)"
+		left=1
+	fi
 	((left == 0)) && return
 	log "$1: $left addresses left on $DEV"
 	OUT[$1]="${OUT[$1]} ($left left!)"
@@ -211,7 +262,7 @@ run_one()
 	[[ $out == *" secs "* ]] && T_FLUSH[$k]=$(printf '%.3f' "${out##* secs }")
 	[[ $out == *" req "* ]] && T_REQ[$k]=$(awk '{ for (i = 1; i < NF; i++) if ($i == "req") printf "%.3f", $(i + 1) }' <<<"$out")
 	OUT[$k]=$out
-	check_left "$k"
+	check_left "$k" "$n"
 	log "$layout N=$n $m: add ${T_ADD[$k]}s flush ${T_FLUSH[$k]}s ($out)"
 }
 
@@ -221,7 +272,9 @@ skip()
 {
 	local max=
 
-	if [[ $2 == ip ]]; then
+	if [[ $2 == ipto || $2 == iplabel ]]; then
+		max=$BENCH_IP_FILT_MAX
+	elif [[ $2 == ip ]]; then
 		[[ $1 == one ]] && max=$BENCH_IP_ONE_MAX || max=$BENCH_IP_MAX
 	elif [[ $1 == host && $2 =~ ^(secfirst|plain|flag)$ ]]; then
 		max=$BENCH_HOST_ALL_MAX
@@ -247,7 +300,7 @@ print_tables()
 		"secfirst/flag | plain/flagprim | ip/ipnew | ip/bulk |" \
 		"flagprim/bulk |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	for layout in $LAYOUTS; do
+	for layout in one rfc host; do
 		for n in $(sizes "$layout"); do
 			k="$layout,$n"
 			ip=${T_FLUSH[$k,ip]:-}
@@ -274,17 +327,46 @@ print_tables()
 		done
 	done
 
+	print_filt_table
+
 	echo
 	echo "Reports of the ip flushes (rounds):"
 	echo
 	for layout in $LAYOUTS; do
 		for n in $(sizes "$layout"); do
-			for m in ip ipnew; do
+			for m in ip ipnew $FILT_METHODS; do
 				k="$layout,$n,$m"
 				[[ -z ${OUT[$k]:-} ]] ||
 					echo "- $layout $n $m: ${OUT[$k]}"
 			done
 		done
+	done
+}
+
+# The filt layout: flushes of half of its subnets, by selector.
+print_filt_table()
+{
+	local n k add m a b c d
+
+	[[ -n $BENCH_FILT ]] || return 0
+	echo
+	echo "Filtered flushes (filt layout: N in /24s of $BENCH_PER, half" \
+		"of them selected), seconds:"
+	echo
+	echo "| N | add | ip to | ipnew to | ip/ipnew to |" \
+		"ip label | ipnew label | ip/ipnew label |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for n in $BENCH_FILT; do
+		k="filt,$n"
+		add=
+		for m in $FILT_METHODS; do
+			add=$(min "$add" "${T_ADD[$k,$m]:-}")
+		done
+		a=${T_FLUSH[$k,ipto]:-} b=${T_FLUSH[$k,ipnewto]:-}
+		c=${T_FLUSH[$k,iplabel]:-} d=${T_FLUSH[$k,ipnewlabel]:-}
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" \
+			"${add:--}" "${a:--}" "${b:--}" "$(ratio "$a" "$b")" \
+			"${c:--}" "${d:--}" "$(ratio "$c" "$d")"
 	done
 }
 
@@ -305,7 +387,7 @@ ip -n "$NS" link set dev "$DEV" up || die "cannot set $DEV up"
 
 for layout in $LAYOUTS; do
 	for n in $(sizes "$layout"); do
-		for m in $METHODS; do
+		for m in $(methods "$layout"); do
 			if skip "$layout" "$m" "$n"; then
 				log "$layout N=$n: $m skipped (N > max)"
 				continue

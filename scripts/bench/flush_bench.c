@@ -23,10 +23,11 @@
  *	dump); bulk also the seconds of its request alone ("req"); exits 0 only if no request failed otherwise and a final dump
  *	shows no IPv4 address left on DEV.
  *
- *   flush_bench -a COUNT -p ADDR/LEN [-s PER_SUBNET] [-b BATCH] DEV
+ *   flush_bench -a COUNT -p ADDR/LEN [-s PER_SUBNET] [-l LABEL] [-b BATCH] DEV
  *	Add COUNT addresses: hosts 1, 2, ... of the subnet ADDR/LEN, or,
  *	with -s, PER_SUBNET hosts (1 .. PER_SUBNET) of each of the
- *	consecutive subnets of length LEN starting at ADDR/LEN.
+ *	consecutive subnets of length LEN starting at ADDR/LEN; with -l,
+ *	each with the label LABEL (IFA_LABEL).
  *
  * Requests are sent BATCH (default 64) at a time, each with NLM_F_ACK,
  * and all the acks of a batch are read before the next one is sent.
@@ -69,16 +70,18 @@ struct addr_list {
 	unsigned int n, cap;
 };
 
-/* One delete or add request: room for three attributes. */
+/* One delete or add request: room for three attributes and a label. */
 struct req {
 	struct nlmsghdr nlh;
 	struct ifaddrmsg ifa;
-	char attrs[3 * NLA_ALIGN(NLA_HDRLEN + 4)];
+	char attrs[3 * NLA_ALIGN(NLA_HDRLEN + 4) +
+		   NLA_ALIGN(NLA_HDRLEN + IFNAMSIZ)];
 };
 
 static int nl_fd;
 static unsigned int nl_seq;
 static int ifindex;
+static const char *add_label;	/* -l: IFA_LABEL of the adds */
 static union {
 	struct nlmsghdr nlh;
 	char buf[RECV_LEN];
@@ -90,7 +93,7 @@ static void print_usage(void)
 		"usage: flush_bench [-m dump|secfirst|flag|flagprim|bulk]\n"
 		"                   [-b BATCH] DEV\n"
 		"       flush_bench -a COUNT -p ADDR/LEN [-s PER_SUBNET]\n"
-		"                   [-b BATCH] DEV\n");
+		"                   [-l LABEL] [-b BATCH] DEV\n");
 	exit(2);
 }
 
@@ -321,6 +324,18 @@ static void put_u32(struct req *r, unsigned short type, __u32 v)
 	r->nlh.nlmsg_len = off + NLA_ALIGN(nla->nla_len);
 }
 
+static void put_str(struct req *r, unsigned short type, const char *v)
+{
+	size_t off = NLMSG_ALIGN(r->nlh.nlmsg_len);
+	struct nlattr *nla = (struct nlattr *)((char *)r + off);
+	size_t len = strlen(v) + 1;
+
+	nla->nla_type = type;
+	nla->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)nla + NLA_HDRLEN, v, len);
+	r->nlh.nlmsg_len = off + NLA_ALIGN(nla->nla_len);
+}
+
 static void build_req(struct req *r, int type, int flags,
 		      const struct addr *a, __u32 ifa_flags)
 {
@@ -339,6 +354,8 @@ static void build_req(struct req *r, int type, int flags,
 	put_u32(r, IFA_ADDRESS, a->address);
 	if (ifa_flags)
 		put_u32(r, IFA_FLAGS, ifa_flags);
+	if (type == RTM_NEWADDR && add_label)
+		put_str(r, IFA_LABEL, add_label);
 }
 
 struct counts {
@@ -584,7 +601,7 @@ int main(int argc, char **argv)
 	char *end;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "a:b:m:p:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:l:m:p:s:")) != -1) {
 		switch (opt) {
 		case 'a':
 			count = strtoul(optarg, &end, 0);
@@ -594,6 +611,11 @@ int main(int argc, char **argv)
 		case 'b':
 			batch = strtoul(optarg, &end, 0);
 			if (*end || !batch || batch > MAX_BATCH)
+				print_usage();
+			break;
+		case 'l':
+			add_label = optarg;
+			if (strlen(add_label) >= IFNAMSIZ)
 				print_usage();
 			break;
 		case 'm':
@@ -615,7 +637,8 @@ int main(int argc, char **argv)
 			print_usage();
 		}
 	}
-	if (optind != argc - 1 || (count && !prefix) || (!count && prefix))
+	if (optind != argc - 1 || (count && !prefix) || (!count && prefix) ||
+	    (add_label && !count))
 		print_usage();
 
 	ifindex = if_nametoindex(argv[optind]);

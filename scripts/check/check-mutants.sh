@@ -25,9 +25,15 @@
 #           bulk-promotes.patch alone (a bulk RTM_DELADDR deletes the
 #           addresses one plain delete after the other, promoting
 #           secondaries): ifa_flush and ifa_flush.sh must fail (their bulk
-#           cases).
+#           cases);
+#   mutant-select  the series kernel and the selftests with
+#           scripts/check/mutations/selftests/select-flags-partial-subnet.patch
+#           (ifa_flusher -m select deletes a selected primary with
+#           IFA_F_FLUSH even when its subnet has unselected addresses, as
+#           a flush tool that decides wrongly would): ifa_flush.sh must fail
+#           (its filtered cases).
 #
-# The mutations are applied with `git apply` by scripts/loop/apply.sh and are
+# The kernel mutations are applied with `git apply` by scripts/loop/apply.sh and are
 # never part of the series.  Each test's full output is kept in the run
 # directory; the summary says which tests failed (or skipped) as expected.
 # Each variant is built in its own $CACHE/build-<variant>; the series is
@@ -53,8 +59,20 @@ expect() {
 	done
 	shift
 	# A build tree of its own per variant: $BUILD keeps the series kernel.
-	local BUILD
-	if ! variant_kernel "$variant" "$@"; then
+	# SELFTEST_PATCH=file: the series kernel, the selftests patched in a
+	# copy of selftests/.
+	local BUILD=$BUILD tdir=$TOP/selftests spatch=
+	case " $* " in
+	*" SELFTEST_PATCH="*) spatch=${*#*SELFTEST_PATCH=} spatch=${spatch%% *} ;;
+	esac
+	if [ -n "$spatch" ]; then
+		tdir=$(mktemp -d "$CACHE/selftests-$variant.XXXX")
+		cp -a "$TOP/selftests/." "$tdir/"
+		if ! (cd "$tdir" && git apply -p1 "$spatch"); then
+			ktap_result 1 "$variant: $spatch does not apply"
+			return 1
+		fi
+	elif ! variant_kernel "$variant" "$@"; then
 		ktap_result 1 "$variant: no kernel"
 		return 1
 	fi
@@ -70,7 +88,7 @@ expect() {
 	# headers (installed into $CACHE/build-hdr, as check-static does),
 	# not those of the kernel under test.
 	if ! make -s -C "$SRC" O="$CACHE/build-hdr" headers_install ||
-	   ! make -s -C "$TOP/selftests" KDIR="$SRC" \
+	   ! make -s -C "$tdir" KDIR="$SRC" \
 		KHDR="$CACHE/build-hdr/usr/include" >/dev/null; then
 		ktap_result 1 "$variant: the selftests do not build"
 		return 1
@@ -78,7 +96,7 @@ expect() {
 	out=$(new_run "$variant")
 	# One line per test: "result <name> <exit code>", after its output.
 	VM_OUT=$out "$S/vm/vm-exec.sh" bash -c \
-		"cd '$TOP/selftests' && for t in ${tests[*]}; do ./\$t; echo \"result \$t \$?\"; done" \
+		"cd '$tdir' && for t in ${tests[*]}; do ./\$t; echo \"result \$t \$?\"; done" \
 		>/dev/null 2>&1
 	for t in "${tests[@]}"; do
 		r=$(awk -v t="$t" '$1 == "result" && $2 == t { print $3 }' "$out/output")
@@ -93,6 +111,7 @@ expect() {
 			ktap_result 1 "$variant: $t exited ${r:-<none>}, expected $want (output: $out/output)"
 		fi
 	done
+	[ -z "$spatch" ] || rm -rf "$tdir"
 }
 
 expect base "mc_autojoin.sh:fail ifa_flush.sh:skip ifa_flush:skip" \
@@ -104,5 +123,7 @@ expect mutant-list "ip_early_demux.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/early-demux-list-ignores-sysctl.patch"
 expect mutant-bulk "ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/bulk-promotes.patch"
+expect mutant-select "ifa_flush.sh:fail" \
+	SELFTEST_PATCH="$TOP/scripts/check/mutations/selftests/select-flags-partial-subnet.patch"
 "$S/loop/apply.sh" >/dev/null 2>&1 || true
 ktap_summary check-mutants

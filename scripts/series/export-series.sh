@@ -69,7 +69,9 @@ for d in deps:
 if cid:
     print('Change-id: ' + cid.group(1))
 EOF
-		git -C "$DEV" commit -q --allow-empty -F .cover
+		# dated as the cover letter, which the export copies back
+		GIT_AUTHOR_DATE=$(sed -n '1,/^$/s/^Date: //p' "$d/0000-cover-letter.patch") \
+			git -C "$DEV" commit -q --allow-empty -F .cover
 		rm -f "$DEV/.cover"
 		for p in $(series_patches "$d"); do
 			git -C "$DEV" -c core.hooksPath=/dev/null am -q -3 "$p" ||
