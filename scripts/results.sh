@@ -34,9 +34,14 @@ FLUSH_RUN=20261203-235356-bench-flush.rvZ1
 FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
 DEMUX_RUN=20261204-010443-bench-demux.HGuW
 RING_RUN=20261204-010844-bench-ring.xqq4
+# The filtered flushes: stock ip against the iproute2 companion's ip.
+FILT_RUN=20261204-133024-bench-flush.SKBT
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
+	"filtered 2-net-next-ifa-flush/0000-cover-letter.patch"
+	"filtered 2-net-next-ifa-flush/0002-*.patch"
+	"filtered iproute2/0003-*.patch"
 	"flush-cost 2-net-next-ifa-flush/0000-cover-letter.patch"
 	"flush-cost 2-net-next-ifa-flush/0003-*.patch"
 	"flag-vs-secfirst 2-net-next-ifa-flush/0002-*.patch"
@@ -150,7 +155,6 @@ fig_flush_cost() {
 	printf '  %s %s s (the longest RTNL hold)\n' \
 		"bulk request alone, 80,000 /32s:" \
 		"$(val "$r" host 80000 "bulk req")"
-	cite "$r"
 }
 
 # IFA_F_FLUSH against deleting the secondaries first, patch 2.2.
@@ -175,7 +179,6 @@ fig_flag_vs_secfirst() {
 		fold -s -w 70 | sed 's/^/  /; s/ *$//'
 	printf '  stock "ip address flush", 40,000 in /24s: %s s\n' \
 		"$(val "$r" rfc 40000 ip)"
-	cite "$r"
 }
 
 # promote_secondaries=0 in dump order, base kernel against the series,
@@ -191,20 +194,47 @@ fig_plain_vs_base() {
 		printf '  %-25s %10s %9s %12s\n' "$(what "$l" "$n")" "${x:--}" \
 			"${y:--}" "$(ratio "$x" "$y")"
 	done
-	cite "base:$b" "series:$s"
 }
 
-# rounds RUN LAYOUT N METHOD: the rounds an ip flush reported.
-rounds() {
-	sed -n "s/^- $2 $3 $4: .* after \([0-9]*\) rounds\{0,1\} \*\*\*$/\1/p" \
-		"$RUNS/$1/output"
+# fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
+fval() {
+	awk -F'|' -v n="$2" -v c="$3" '
+		/^\| N \|/ {
+			for (i = 2; i < NF; i++) {
+				h = $i
+				gsub(/^ +| +$/, "", h)
+				col[h] = i
+			}
+			next
+		}
+		col[c] && $2 == " " n " " {
+			v = $col[c]
+			gsub(/ /, "", v)
+			if (v != "-")
+				print v
+			exit
+		}' "$RUNS/$1/output"
 }
 
-# nrounds RUN LAYOUT N METHOD: "1 round", "3 rounds".
-nrounds() {
-	local k
-	k=$(rounds "$@")
-	[ "$k" = 1 ] && echo "1 round" || echo "$k rounds"
+# Filtered flushes, stock ip against the iproute2 companion's ip (which
+# deletes a primary with IFA_F_FLUSH where the selector picks its whole
+# subnet): the companion's patch 3, the cover letter.
+fig_filtered() {
+	local r=$FILT_RUN sel n a b sizes
+	need "$r"
+	read -r -a sizes < <(sed -n 's/^command: .*BENCH_FILT="\([0-9 ]*\)".*/\1/p' "$RUNS/$r/meta")
+	echo "  seconds to flush half of the /24s   stock ip   patched ip   stock/patched"
+	for sel in to label; do
+		for n in "${sizes[@]}"; do
+			a=$(fval "$r" "$n" "ip $sel") b=$(fval "$r" "$n" "ipnew $sel")
+			printf '  %-35s %8s %12s %15s\n' \
+				"$(printf '%-6s' "$sel,") $(what rfc "$n")" "${a:--}" \
+				"${b:--}" "$(ratio "$a" "$b")"
+		done
+	done
+	printf '  patched ip from 40,000 to 80,000: to %s, label %s\n' \
+		"$(growth "$(fval "$r" 80000 "ipnew to")" "$(fval "$r" 40000 "ipnew to")")" \
+		"$(growth "$(fval "$r" 80000 "ipnew label")" "$(fval "$r" 40000 "ipnew label")")"
 }
 
 # measured RUN: what the run measured, in words.
@@ -256,6 +286,12 @@ fig_md_raw() {
 	echo '```'
 }
 
+# The filtered-flush run: its own table and ip reports (its other
+# layouts were not run).
+fig_md_filtered() {
+	run_header "$FILT_RUN"
+	sed -n '/^Filtered flushes /,$p' "$RUNS/$FILT_RUN/output"
+}
 fig_md_flush_series() { fig_md_flush "$FLUSH_RUN" noip; }
 fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
 
@@ -265,6 +301,8 @@ figure() {
 	flush-cost) fig_flush_cost ;;
 	flag-vs-secfirst) fig_flag_vs_secfirst ;;
 	plain-vs-base) fig_plain_vs_base ;;
+	filtered) fig_filtered ;;
+	md-flush-filtered) fig_md_filtered ;;
 	md-demux) fig_md_raw "$DEMUX_RUN" ;;
 	md-ring) fig_md_raw "$RING_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
@@ -273,11 +311,29 @@ figure() {
 	esac
 }
 
-# For the Markdown files, a plain figure is put in a code block.
+# fig_runs FIG: the runs a plain figure comes from, as cite takes them.
+fig_runs() {
+	case $1 in
+	flush-cost | flag-vs-secfirst) echo "$FLUSH_RUN" ;;
+	plain-vs-base) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
+	filtered) echo "$FILT_RUN" ;;
+	*) die "no runs for figure $1" ;;
+	esac
+}
+
+# For the Markdown files, a plain figure is put in a code block, with the
+# runs it comes from and the commands that reproduce them (which commit
+# messages and cover letters do not carry).
 md_figure() {
 	case $1 in
 	md-*) figure "$1" ;;
-	*) echo '```'; figure "$1"; echo '```' ;;
+	*)
+		echo '```'
+		figure "$1"
+		# shellcheck disable=SC2046 # one word per run
+		cite $(fig_runs "$1")
+		echo '```'
+		;;
 	esac
 }
 
@@ -403,10 +459,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$TOP"
 
-# The runs of the series kernel measured the code as posted.
+# The runs of the series kernel measured the code as posted (the filtered
+# flush run, the iproute2 companion's too).
 for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
+[ -z "$FILT_RUN" ] || same_code "$FILT_RUN" ip || rc=1
 
 for f in "${MARKDOWN[@]}"; do
 	regen "$f" >"$tmp/new" || exit 1
@@ -448,6 +506,13 @@ for entry in "${FIGURES_IN[@]}"; do
 done
 for p in patches/*/*.patch; do
 	message "$p" >"$tmp/msg"
+	# How a figure is reproduced lives in Documentation/results.md: no
+	# run id, make command line or local path in what netdev reads.
+	if grep -n -E '[0-9]{8}-[0-9]{6}-|(^|[^a-z])make (bench|check|results)|/var/(tmp|cache)/' \
+		"$tmp/msg" | sed "s|^|$p:|"; then
+		echo "  ^ run ids, make command lines or local paths in a message"
+		rc=1
+	fi
 	printf '%s' "${covered[$p]:-}" >"$tmp/cov"
 	awk -v cov="$tmp/cov" "$NFIG"'
 		BEGIN { while ((getline l < cov) > 0) c[l] = 1 }
