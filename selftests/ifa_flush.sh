@@ -586,7 +586,7 @@ filtered_row()
 	out=$(ip netns exec "$ns_sel" "$FLUSHER" -m select "$list")
 	check_err $? "ifa_flusher -m select ($sel) failed: $out"
 	[[ $out == *" flagged $subnets deleted "* ]]
-	check_err $? "ifa_flusher -m select ($sel): \"$out\", expected flagged $subnets"
+	check_err $? "ifa_flusher -m select ($sel): $out; want flagged $subnets"
 	state "$ns_sel" >"$WORKDIR/state.select"
 	compare ip select state
 
@@ -616,11 +616,12 @@ test_filtered()
 			sel=${row%|*}
 			# not a SKIP of the whole script for one row
 			if [[ $sel == *proto* ]] && ((!HAVE_PROTO)); then
-				log_info "filtered: $sel: not run (ip < 6.4 has no proto)"
+				log_info "filtered: $sel: not run (ip < 6.4)"
 				continue
 			fi
 			RET=0
-			in_defer_scope filtered_row "$promote" "$sel" "${row#*|}"
+			in_defer_scope filtered_row "$promote" "$sel" \
+				"${row#*|}"
 			log_test "filtered: $sel, promote=$promote"
 		done
 	done

@@ -263,7 +263,7 @@ static int read_list(const char *file, struct addr_list *l)
 	}
 	fclose(f);
 	if (n != EOF) {
-		fprintf(stderr, "%s: not \"IFINDEX LOCAL ADDRESS PLEN\" lines\n",
+		fprintf(stderr, "%s: want IFINDEX LOCAL ADDRESS PLEN lines\n",
 			file);
 		return -1;
 	}
@@ -350,8 +350,8 @@ static int do_select(const char *file)
 		goto out;
 	for (i = 0; i < l.n; i++)
 		left += l.a[i].listed;
-	printf("found %u listed %u flagged %u deleted %u gone %u failed %u left %u\n",
-	       found, listed, flagged, deleted, gone, failed,
+	printf("found %u listed %u flagged %u ", found, listed, flagged);
+	printf("deleted %u gone %u failed %u left %u\n", deleted, gone, failed,
 	       left);
 	ret = failed || left;
 out:
