@@ -35,7 +35,7 @@ FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
 DEMUX_RUN=20261204-010443-bench-demux.HGuW
 RING_RUN=20261204-010844-bench-ring.xqq4
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261204-133024-bench-flush.SKBT
+FILT_RUN=20261204-141755-bench-flush.nSHZ
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
