@@ -70,10 +70,15 @@ meta() {
 	sed -n "s/^$2: //p" "$RUNS/$1/meta" | head -n 1
 }
 
-# val RUN LAYOUT N COLUMN: a cell of bench-flush's table ("" if "-").
-val() {
-	awk -F'|' -v l="$2" -v n="$3" -v c="$4" '
-		/^\| layout \|/ {
+# cell RUN HEADER COLUMN KEY...: a cell of a Markdown table that a
+# bench-flush run printed ("" if "-"): the table whose header row starts
+# "| HEADER |", its row whose first cells are KEY..., its column COLUMN.
+cell() {
+	local r=$1 hdr=$2 c=$3
+	shift 3
+	awk -F'|' -v hdr="| $hdr |" -v c="$c" -v keys="$*" '
+		BEGIN { nk = split(keys, k, " ") }
+		index($0, hdr) == 1 {
 			for (i = 2; i < NF; i++) {
 				h = $i
 				gsub(/^ +| +$/, "", h)
@@ -81,13 +86,21 @@ val() {
 			}
 			next
 		}
-		col[c] && $2 == " " l " " && $3 == " " n " " {
+		col[c] {
+			for (j = 1; j <= nk; j++)
+				if ($(j + 1) != " " k[j] " ")
+					next
 			v = $col[c]
 			gsub(/ /, "", v)
 			if (v != "-")
 				print v
 			exit
-		}' "$RUNS/$1/output"
+		}' "$RUNS/$r/output"
+}
+
+# val RUN LAYOUT N COLUMN: a cell of bench-flush's main table.
+val() {
+	cell "$1" layout "$4" "$2" "$3"
 }
 
 # ratio A B: "xA/B" (one decimal below 10, none above), "-" if missing.
@@ -198,22 +211,7 @@ fig_plain_vs_base() {
 
 # fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
 fval() {
-	awk -F'|' -v n="$2" -v c="$3" '
-		/^\| N \|/ {
-			for (i = 2; i < NF; i++) {
-				h = $i
-				gsub(/^ +| +$/, "", h)
-				col[h] = i
-			}
-			next
-		}
-		col[c] && $2 == " " n " " {
-			v = $col[c]
-			gsub(/ /, "", v)
-			if (v != "-")
-				print v
-			exit
-		}' "$RUNS/$1/output"
+	cell "$1" N "$3" "$2"
 }
 
 # Filtered flushes, stock ip against the iproute2 companion's ip (which

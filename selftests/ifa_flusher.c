@@ -181,9 +181,33 @@ static int dump_addrs(const char *only, struct addr_list *l)
 	return 0;
 }
 
+struct counts {
+	unsigned int deleted, gone, failed;
+};
+
+/* RTM_DELADDR of @a on @idx with @flags; an address already gone counts. */
+static void del_addr(const struct addr *a, int idx, __u32 flags,
+		     struct counts *c)
+{
+	int err;
+
+	err = ifa_req(ys, RTM_DELADDR, 0, AF_INET, idx, a->local, a->peer,
+		      a->prefixlen, flags);
+	if (!err) {
+		c->deleted++;
+	} else if (err == -EADDRNOTAVAIL) {
+		c->gone++;
+	} else {
+		c->failed++;
+		fprintf(stderr, "delete %s/%d: %s\n", a->local, a->prefixlen,
+			ys->err.msg);
+	}
+}
+
 static int do_flush(const char *mode, const char *only)
 {
-	unsigned int i, pass, deleted = 0, gone = 0, failed = 0, found;
+	unsigned int i, pass, found;
+	struct counts c = {};
 	__u32 flags = strcmp(mode, "flag") ? 0 : IFA_F_FLUSH;
 	bool secfirst = !strcmp(mode, "secfirst");
 	bool bulk = !strcmp(mode, "bulk");
@@ -196,7 +220,7 @@ static int do_flush(const char *mode, const char *only)
 	found = l.n;
 	if (bulk) {
 		if (ifa_bulk_del(ys, AF_INET, ifindex, 0, NULL)) {
-			failed = 1;
+			c.failed = 1;
 			fprintf(stderr, "bulk delete: %s\n", ys->err.msg);
 		}
 		if (rt_drain())
@@ -205,37 +229,26 @@ static int do_flush(const char *mode, const char *only)
 	for (pass = 0; pass < passes; pass++) {
 		for (i = 0; i < found; i++) {
 			const struct addr *a = &l.a[i];
-			int err;
 
 			if (secfirst && a->secondary != !pass)
 				continue;
-			err = ifa_req(ys, RTM_DELADDR, 0, AF_INET, ifindex,
-				      a->local, a->peer, a->prefixlen, flags);
-			if (!err) {
-				deleted++;
-			} else if (err == -EADDRNOTAVAIL) {
-				gone++;
-			} else {
-				failed++;
-				fprintf(stderr, "delete %s/%d: %s\n", a->local,
-					a->prefixlen, ys->err.msg);
-			}
+			del_addr(a, ifindex, flags, &c);
 			if (rt_drain())
 				return 1;
 		}
 	}
 	if (dump_addrs(only, &l))
 		return 1;
-	if (bulk && !failed)
-		deleted = found - l.n;
+	if (bulk && !c.failed)
+		c.deleted = found - l.n;
 	printf("found %u deleted %u gone %u failed %u left %u", found,
-	       deleted, gone, failed, l.n);
+	       c.deleted, c.gone, c.failed, l.n);
 	if (rt)
 		printf(" newroute %lu delroute %lu deladdr %lu", rt_new, rt_del,
 		       at_del);
 	printf("\n");
 	free(l.a);
-	return failed || l.n ? 1 : 0;
+	return c.failed || l.n ? 1 : 0;
 }
 
 /* Mark the addresses of @l that @file lists; -1 if it cannot be read. */
@@ -297,9 +310,9 @@ static bool subnet_listed(const struct addr_list *l, const struct addr *p)
 /* -m select: flush what @file lists, as "ip address flush" does. */
 static int do_select(const char *file)
 {
-	unsigned int i, j, listed = 0, flagged = 0, deleted = 0, gone = 0;
-	unsigned int found, failed = 0, left = 0;
+	unsigned int i, j, found, listed = 0, flagged = 0, left = 0;
 	struct addr_list l = {};
+	struct counts c = {};
 	bool *skip;
 	int ret = 1;
 
@@ -322,7 +335,6 @@ static int do_select(const char *file)
 	for (i = 0; i < l.n; i++) {
 		const struct addr *a = &l.a[i];
 		__u32 flags = 0;
-		int err;
 
 		if (!a->listed)
 			continue;
@@ -333,17 +345,7 @@ static int do_select(const char *file)
 			flags = IFA_F_FLUSH;
 			flagged++;
 		}
-		err = ifa_req(ys, RTM_DELADDR, 0, AF_INET, a->ifindex,
-			      a->local, a->peer, a->prefixlen, flags);
-		if (!err) {
-			deleted++;
-		} else if (err == -EADDRNOTAVAIL) {
-			gone++;
-		} else {
-			failed++;
-			fprintf(stderr, "delete %s/%d: %s\n", a->local,
-				a->prefixlen, ys->err.msg);
-		}
+		del_addr(a, a->ifindex, flags, &c);
 	}
 	free(skip);
 	if (dump_addrs(NULL, &l) || read_list(file, &l))
@@ -351,9 +353,9 @@ static int do_select(const char *file)
 	for (i = 0; i < l.n; i++)
 		left += l.a[i].listed;
 	printf("found %u listed %u flagged %u ", found, listed, flagged);
-	printf("deleted %u gone %u failed %u left %u\n", deleted, gone, failed,
-	       left);
-	ret = failed || left;
+	printf("deleted %u gone %u failed %u left %u\n", c.deleted, c.gone,
+	       c.failed, left);
+	ret = c.failed || left;
 out:
 	free(l.a);
 	return ret;
