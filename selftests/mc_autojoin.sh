@@ -37,12 +37,17 @@
 # - MTU: the device's MTU set below 1280 (addrconf_ifdown() as on
 #   unregister) and back;
 # - link down (keep_addr_on_down=0);
-# - disable_ipv6 (with keep_addr_on_down=1, which it overrides).
+# - disable_ipv6 (with keep_addr_on_down=1, which it overrides);
+# - link down and MTU again on a netdevsim device, whose notifiers run
+#   under the device's instance lock (it has queue management ops); the
+#   IPv4 MTU case cannot, as netdevsim's minimum MTU is 68.  These cases
+#   are skipped without netdevsim.
 # The ioctls are issued with python3's fcntl.ioctl(); those cases are
 # skipped without python3.
 #
 # Topology: a namespace per case with dummy devices (and a second
-# namespace for the moves).  Expected runtime: about 35 s under QEMU/TCG.
+# namespace for the moves), or a netdevsim device.  Expected runtime:
+# about 35 s under QEMU/TCG.
 
 # lib.sh is not followed without -x (SC1091) and sets or reads ALL_TESTS,
 # RET and ksft_* (SC2034, SC2154); test functions run from ALL_TESTS
@@ -71,11 +76,14 @@ ALL_TESTS="
 	test_v6_mtu
 	test_v6_link_down
 	test_v6_disable
+	test_v6_mtu_nsim
+	test_v6_link_down_nsim
 "
 
 G4=239.1.1.1
 G6=ff0e::1
 IFINDEX=1000
+NSIM_ID=$((2000 + $$ % 1000))
 
 # dev_add NAME [ARGS...]: a multicast dummy device NAME in $ns, up.
 dev_add()
@@ -86,12 +94,45 @@ dev_add()
 		ip -n "$ns" link set dev "$name" multicast on up
 }
 
-# setup: namespace $ns with d0.
+# nsim_add NAME: a netdevsim device in $ns, renamed NAME, multicast, up.
+# Deleted before $ns (a netdevsim device outlives its netns).
+nsim_add()
+{
+	local id=$((NSIM_ID++)) dev
+
+	echo "$id 1" | ip netns exec "$ns" tee /sys/bus/netdevsim/new_device \
+		>/dev/null || return
+	defer nsim_del "$id"
+	dev=$(ip netns exec "$ns" ls "/sys/bus/netdevsim/devices/netdevsim$id/net")
+	[[ -n $dev ]] || return
+	ip -n "$ns" link set dev "$dev" name "$1" &&
+		ip -n "$ns" link set dev "$1" multicast on up
+}
+
+nsim_del()
+{
+	echo "$1" >/sys/bus/netdevsim/del_device
+}
+
+# setup [KIND]: namespace $ns with d0, a dummy device or (KIND nsim) a
+# netdevsim device.
 setup()
 {
 	setup_ns ns || return
 	defer cleanup_ns "$ns"
-	dev_add d0
+	if [[ ${1:-dummy} == nsim ]]; then
+		nsim_add d0
+	else
+		dev_add d0
+	fi
+}
+
+# have_nsim: netdevsim can be used (loaded if it is a module).
+have_nsim()
+{
+	[[ -w /sys/bus/netdevsim/new_device ]] && return
+	modprobe -q netdevsim 2>/dev/null
+	[[ -w /sys/bus/netdevsim/new_device ]]
 }
 
 # joined FAMILY GROUP [DEV]: GROUP is joined on DEV (d0) of $ns.
@@ -126,11 +167,16 @@ rejoin()
 	check_err $? "group $group not joined after adding it again"
 }
 
-# case_setup NAME: RET=0 and a fresh $ns, or a failed NAME.
+# case_setup NAME [KIND]: RET=0 and a fresh $ns (setup KIND), or a
+# failed NAME, or (KIND nsim without netdevsim) a skipped NAME.
 case_setup()
 {
 	RET=0
-	setup && return
+	if [[ ${2:-} == nsim ]] && ! have_nsim; then
+		log_test_skip "$1" "netdevsim not available"
+		return 1
+	fi
+	setup "${2:-}" && return
 	RET=1 retmsg="setup failed" log_test "$1"
 	return 1
 }
@@ -289,16 +335,18 @@ netns_move()
 test_v4_netns_move() { netns_move 4 "$G4/32"; }
 test_v6_netns_move() { netns_move 6 "$G6/128"; }
 
-# mtu V GROUP/LEN MTU: the MTU of d0 set to MTU, below the family's
-# minimum, which drops every address of the family, then back to 1500.
+# mtu V GROUP/LEN MTU [KIND]: the MTU of d0 (setup KIND) set to MTU, below
+# the family's minimum, which drops every address of the family, then back
+# to 1500.
 mtu()
 {
 	local v=$1; shift
 	local addr=$1; shift
 	local mtu=$1; shift
-	local name="ipv$v: MTU below the minimum ($mtu) and back"
+	local kind=${1:-}
+	local name="ipv$v: MTU below the minimum ($mtu) and back${kind:+ (netdevsim)}"
 
-	case_setup "$name" || return
+	case_setup "$name" "$kind" || return
 	ip -n "$ns" -"$v" addr add "$addr" dev d0 autojoin
 	check_err $? "adding $addr failed"
 	ip -n "$ns" link set dev d0 mtu "$mtu"
@@ -313,6 +361,7 @@ mtu()
 
 test_v4_mtu() { mtu 4 "$G4/32" 67; }
 test_v6_mtu() { mtu 6 "$G6/128" 1279; }
+test_v6_mtu_nsim() { mtu 6 "$G6/128" 1279 nsim; }
 
 test_v4_failed_insert()
 {
@@ -397,11 +446,13 @@ test_v6_ioctl_del()
 	ioctl_case 6 "ipv6: SIOCDIFADDR" "$G6/128" "SIOCDIFADDR d0 $G6 128"
 }
 
-test_v6_link_down()
+# link_down [KIND]: d0 (setup KIND) down and up again.
+link_down()
 {
-	local name="ipv6: link down"
+	local kind=${1:-}
+	local name="ipv6: link down${kind:+ (netdevsim)}"
 
-	case_setup "$name" || return
+	case_setup "$name" "$kind" || return
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.keep_addr_on_down=0 \
 		net.ipv6.conf.d0.keep_addr_on_down=0
 	ip -n "$ns" -6 addr add "$G6/128" dev d0 autojoin
@@ -413,6 +464,9 @@ test_v6_link_down()
 	rejoin 6 "$G6/128"
 	log_test "$name"
 }
+
+test_v6_link_down() { link_down; }
+test_v6_link_down_nsim() { link_down nsim; }
 
 # keep_addr_on_down=1 would keep the address on link down; disable_ipv6
 # drops it all the same.

@@ -3,11 +3,17 @@
 # Prove that the selftests fail where they must (`make check-mutants`):
 #
 #   base    the base kernel without the series (the selftests are still
-#           the series', as stable trees run mainline's): mc_autojoin.sh
-#           must fail (no autojoin group is left but on RTM_DELADDR of the
-#           address itself); ifa_flush.sh and ifa_flush must pass with
-#           their flag cases skipped (the kernel stores IFA_F_FLUSH on
-#           RTM_NEWADDR: it does not know the flag);
+#           the series', as stable trees run mainline's): every case of
+#           mc_autojoin.sh fails but the three the base kernel already
+#           handles (no autojoin group is left but on RTM_DELADDR or
+#           SIOCDIFADDR of the address itself), which must pass;
+#           ifa_flush.sh and ifa_flush must pass with their flag cases
+#           skipped (the kernel stores IFA_F_FLUSH on RTM_NEWADDR: it does
+#           not know the flag);
+#   mutant-autojoin  the series plus scripts/check/mutations/separate/
+#           autojoin-delete-keeps-group.patch alone (a plain delete,
+#           __inet_del_ifa() and ipv6_del_addr(), keeps the group):
+#           those three cases of mc_autojoin.sh must fail;
 #   mutant  the series plus the throwaway patches in scripts/check/mutations/
 #           (packet_set_ring() does not hook the socket again; the kernel
 #           ignores ip_early_demux; fib_del_ifaddr() takes the fast path
@@ -33,8 +39,9 @@
 #           a flush tool that decides wrongly would): ifa_flush.sh must fail
 #           (its filtered cases).
 #
-# The kernel mutations are applied with `git apply` by scripts/loop/apply.sh and are
-# never part of the series.  Each test's full output is kept in the run
+# MUTANTS="base mutant-autojoin ..." runs those variants only (default:
+# all).  The kernel mutations are applied with `git apply` by
+# scripts/loop/apply.sh and are never part of the series.  Each test's full output is kept in the run
 # directory; the summary says which tests failed (or skipped) as expected.
 # Each variant is built in its own $CACHE/build-<variant>; the series is
 # re-applied at the end.
@@ -45,12 +52,60 @@ set -uo pipefail
 lock_tree
 
 S=$TOP/scripts
+
+# cases_as_expected OUTPUT TEST RC fail-except=R|fail-only=R: whether the
+# cases of TEST in OUTPUT (the lines before its "result" line) and its exit
+# code RC are as WANT says (see expect); prints what was found.
+cases_as_expected() {
+	awk -v t="$2" -v rc="$3" -v want="$4" '
+		$1 == "result" { if ($2 == t) { done = 1; exit } n = 0; delete name; next }
+		/^TEST: .*\[(FAIL| OK |SKIP)\]$/ {
+			st = $0; sub(/.*\[/, "", st); sub(/\]$/, "", st)
+			nm = $0; sub(/^TEST: /, "", nm); sub(/ *\[[^]]*\]$/, "", nm)
+			name[++n] = nm; stat[n] = st
+		}
+		END {
+			kind = want; sub(/=.*/, "", kind)
+			re = want; sub(/^[^=]*=/, "", re)
+			for (i = 1; i <= n; i++) {
+				m = name[i] ~ re
+				if (m) matched++
+				if (stat[i] == "FAIL")
+					failed++
+				# a guard (fail-except) passes; the others fail
+				if (kind == "fail-except" && m)
+					ok_case = stat[i] == " OK "
+				else
+					ok_case = stat[i] == "FAIL" || kind == "fail-only" && !m
+				if (kind == "fail-except" && m && ok_case)
+					guards++
+				if (!ok_case)
+					bad = bad (bad == "" ? "" : "; ") name[i] " [" stat[i] "]"
+			}
+			ok = done && rc == 1 && n > 0 && matched > 0 && bad == ""
+			printf "%d of %d cases fail", failed, n
+			if (kind == "fail-except")
+				printf ", the %d matching /%s/ pass", guards, re
+			else
+				printf ", including the %d matching /%s/", matched, re
+			if (!ok)
+				printf "; expected %s, exit %s%s", want, rc == "" ? "<none>" : rc,
+					bad == "" ? "" : ", not as expected: " bad
+			exit !ok
+		}' "$1"
+}
+
 # expect VARIANT "TEST:WANT ..." [VAR=VALUE...]: build VARIANT (apply.sh
 # with the variables), run each TEST in one VM boot; WANT is "fail" (exit
-# 1) or "skip" (exit 0 or 4 with at least one SKIP in its output: the
-# flag cases on a kernel without the flag).
+# 1), "skip" (exit 0 or 4 with at least one SKIP in its output: the flag
+# cases on a kernel without the flag), or per case (the "TEST: NAME
+# [FAIL]" lines of lib.sh's log_test), with an extended regular expression
+# R on the case names (no blank in it):
+#   fail-except=R  exit 1; every case fails but those R matches, which pass;
+#   fail-only=R    exit 1; the cases R matches (at least one) fail.
 expect() {
 	local variant=$1 want tests=() t r
+	[ -z "${MUTANTS:-}" ] || [[ " $MUTANTS " == *" $variant "* ]] || return 0
 	shift
 	local -A wants=()
 	for t in $1; do
@@ -101,7 +156,10 @@ expect() {
 	for t in "${tests[@]}"; do
 		r=$(awk -v t="$t" '$1 == "result" && $2 == t { print $3 }' "$out/output")
 		want=${wants[$t]}
-		if [ "$want" = fail ] && [ "$r" = 1 ]; then
+		if [[ $want == fail-* ]]; then
+			r=$(cases_as_expected "$out/output" "$t" "$r" "$want")
+			ktap_result $? "$variant: $t: $r (output: $out/output)"
+		elif [ "$want" = fail ] && [ "$r" = 1 ]; then
 			ktap_result 0 "$variant: $t fails as it must (output: $out/output)"
 		elif [ "$want" = skip ] && { [ "$r" = 0 ] || [ "$r" = 4 ]; } &&
 			awk -v t="$t" '$1 == "result" { if ($2 == t) exit; n = 0; next }
@@ -114,7 +172,9 @@ expect() {
 	[ -z "$spatch" ] || rm -rf "$tdir"
 }
 
-expect base "mc_autojoin.sh:fail ifa_flush.sh:skip ifa_flush:skip" \
+# The cases of mc_autojoin.sh that the base kernel passes.
+MC_GUARDS='address.deleted|SIOCDIFADDR'
+expect base "mc_autojoin.sh:fail-except=$MC_GUARDS ifa_flush.sh:skip ifa_flush:skip" \
 	SKIP_SERIES=1
 expect mutant "psock_ring_bind.sh:fail ip_early_demux.sh:fail
 	ifa_flush:fail ifa_flush.sh:fail" \
@@ -123,6 +183,8 @@ expect mutant-list "ip_early_demux.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/early-demux-list-ignores-sysctl.patch"
 expect mutant-bulk "ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/bulk-promotes.patch"
+expect mutant-autojoin "mc_autojoin.sh:fail-only=$MC_GUARDS" \
+	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/autojoin-delete-keeps-group.patch"
 expect mutant-select "ifa_flush.sh:fail" \
 	SELFTEST_PATCH="$TOP/scripts/check/mutations/selftests/select-flags-partial-subnet.patch"
 "$S/loop/apply.sh" >/dev/null 2>&1 || true
