@@ -245,17 +245,39 @@ variant_kernel() {
 		step "build ($variant)" "$TOP/scripts/loop/build.sh"
 }
 
+# selftests_only: with SELFTESTS="a.sh ..." (scripts of selftests/Makefile's
+# TEST_PROGS that need no program of ours: a series proven alone, whose
+# tree lacks what the other tests build against), ONLY=(the make
+# variables that restrict selftests/Makefile to them); ONLY=() without it.
+selftests_only() {
+	local t
+	ONLY=()
+	[ -n "${SELFTESTS:-}" ] || return 0
+	for t in $SELFTESTS; do
+		case "$t" in
+		*.sh) grep -qE "^[[:space:]]+${t//./\\.}[[:space:]]" "$TOP/selftests/Makefile" ||
+			die "SELFTESTS: $t is not in selftests/Makefile's TEST_PROGS" ;;
+		*) die "SELFTESTS: $t: scripts only" ;;
+		esac
+	done
+	ONLY=("TEST_PROGS=$SELFTESTS" TEST_GEN_PROGS= TEST_GEN_FILES=
+		YNL_GEN_PROGS= YNL_GEN_FILES=)
+}
+
 # build_selftests: selftests/ against $SRC and the uapi headers of $BUILD
-# (on the host: the VM's root is read-only).
+# (on the host: the VM's root is read-only); only $SELFTESTS if set.
 build_selftests() {
-	make -s -C "$TOP/selftests" KDIR="$SRC" KHDR="$BUILD/usr/include" >/dev/null
+	selftests_only
+	make -s -C "$TOP/selftests" KDIR="$SRC" KHDR="$BUILD/usr/include" "${ONLY[@]}" >/dev/null
 }
 
 # selftest_names DIR: the tests the kselftest runner runs from DIR's
-# Makefile (TEST_GEN_PROGS, TEST_PROGS), one a line, as make sees them.
+# Makefile (TEST_GEN_PROGS, TEST_PROGS), one a line, as make sees them
+# (only $SELFTESTS if set).
 selftest_names() {
+	selftests_only
 	# shellcheck disable=SC2016 # make's $(...), not the shell's
-	make -s -C "$1" --no-print-directory KDIR="$SRC" -f Makefile \
+	make -s -C "$1" --no-print-directory KDIR="$SRC" "${ONLY[@]}" -f Makefile \
 		-f <(printf 'print-tests:\n\t@echo $(notdir $(TEST_GEN_PROGS)) $(TEST_PROGS)\n') \
 		print-tests | tr ' ' '\n' | sed '/^$/d'
 }
@@ -299,12 +321,19 @@ build_helper() {
 # The one KTAP emitter of our checks (static, bisect, w1, mutants, diff):
 # ktap_result 0|RC DESCRIPTION [DETAILS_FILE]: "ok N DESCRIPTION" or "not ok
 # N DESCRIPTION" (then DETAILS_FILE as "# " lines before it), also appended
-# to $KTAP_FILE if set; a failure sets KTAP_FAILED.  ktap_summary: the
-# counts on stderr, status 1 if anything failed.
+# to $KTAP_FILE if set, after a "KTAP version 1" header before the first;
+# a failure sets KTAP_FAILED.  ktap_summary: the plan "1..N" (last: the
+# count is known at the end, which TAP 13 allows), the counts on stderr,
+# status 1 if anything failed.
 KTAP_N=0
 KTAP_FAILED=0
+ktap_out() {
+	echo "$1"
+	[ -z "${KTAP_FILE:-}" ] || echo "$1" >>"$KTAP_FILE"
+}
 ktap_result() {
 	local line
+	[ "$KTAP_N" -ne 0 ] || ktap_out "KTAP version 1"
 	KTAP_N=$((KTAP_N + 1))
 	if [ "$1" -eq 0 ]; then
 		line="ok $KTAP_N $2"
@@ -313,10 +342,10 @@ ktap_result() {
 		KTAP_FAILED=$((KTAP_FAILED + 1))
 		[ -s "${3:-}" ] && sed 's/^/# /' "$3"
 	fi
-	echo "$line"
-	[ -z "${KTAP_FILE:-}" ] || echo "$line" >>"$KTAP_FILE"
+	ktap_out "$line"
 }
 ktap_summary() {
+	ktap_out "1..$KTAP_N"
 	log "${1:-results}: $((KTAP_N - KTAP_FAILED)) passed, $KTAP_FAILED failed"
 	[ "$KTAP_FAILED" -eq 0 ]
 }

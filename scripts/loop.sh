@@ -30,7 +30,7 @@ fail() {
 	log "$1"
 	{
 		cat "$STATIC_KTAP" 2>/dev/null
-		echo "not ok 0 loop: $1"
+		printf 'KTAP version 1\n1..1\nnot ok 1 loop: %s\n' "$1"
 	} >"$CACHE/loop.ktap"
 	STATIC_KTAP=$CACHE/loop.ktap "$S/loop/report.sh" /nonexistent-run
 	exit 1

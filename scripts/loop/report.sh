@@ -16,18 +16,24 @@ files=()
 extra=$(mktemp)
 trap 'rm -f "$extra"' EXIT
 if ! grep -qE '^(not )?ok [0-9]+ ' "$run/output" 2>/dev/null; then
-	echo "not ok 0 no selftest results in $run" >>"$extra"
+	echo "no selftest results in $run" >>"$extra"
 fi
 # The VM's own failure (timeout, no result, kernel splat: scripts/vm/vm-exec.sh).
 if [ -s "$run/vm-error" ]; then
-	echo "not ok 0 vm: $(cat "$run/vm-error")" >>"$extra"
+	echo "vm: $(cat "$run/vm-error")" >>"$extra"
 fi
 # Tests that were to run (scripts/loop/selftests-in-vm.sh) but printed no result.
 if [ -f "$run/expected" ] && [ -f "$run/output" ]; then
 	while read -r t; do
 		grep -qE "^(not )?ok [0-9]+ selftests: [^:]*: $t( |$)" "$run/output" ||
-			echo "not ok 0 $t # did not run" >>"$extra"
+			echo "$t # did not run" >>"$extra"
 	done <"$run/expected"
+fi
+# ... as a KTAP document of their own: one failed result each.
+if [ -s "$extra" ]; then
+	awk 'BEGIN { print "KTAP version 1" } { print "not ok " NR " " $0 }
+		END { print "1.." NR }' "$extra" >"$extra.ktap"
+	mv "$extra.ktap" "$extra"
 fi
 files+=("$extra")
 

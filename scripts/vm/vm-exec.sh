@@ -21,7 +21,8 @@
 #
 # Environment: KERNEL (bzImage), VM_ACCEL ("kvm tcg" or "tcg"), ICOUNT (1:
 # instruction counting, see below), VM_TIMEOUT (s, default 2400), VM_MEM,
-# VM_CPUS, VM_ENV (names of variables to pass into the guest), VM_OUT
+# VM_CPUS, VM_APPEND (more kernel command line, e.g. "kmemleak=off"),
+# VM_ENV (names of variables to pass into the guest), VM_OUT
 # (results directory; default a new one under $RUNS, also linked as
 # $RUNS/latest).  A run that did not end normally (timeout, no result,
 # kernel splat) leaves its reason in $out/vm-error for scripts/loop/report.sh.
@@ -36,6 +37,9 @@ VM_MEM=${VM_MEM:-2G}
 VM_CPUS=${VM_CPUS:-2}
 
 VM=${VM:-qemu}
+# The kernel command line both runners pass (each adds how it mounts the
+# root and starts the init).
+append="oops=panic${VM_APPEND:+ $VM_APPEND}"
 
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL (run scripts/loop/build.sh)"
 need_pkgs "${PKGS_VM[@]}"
@@ -114,7 +118,7 @@ if [ "$VM" = vng ]; then
 	# sends the kernel console to stderr, kept as serial.log.
 	vng=(vng --run "$KERNEL" --force-9p --cpus "$VM_CPUS" --memory "$VM_MEM" --verbose
 		--rwdir "/run/out=$out" --rodir "$TOP" --rodir "$CACHE"
-		--append "root=/dev/root oops=panic"
+		--append "root=/dev/root $append"
 		--exec "bash $(printf '%q' "$TOP/scripts/vm/vm-init.sh")")
 	[[ " ${VM_ACCEL:-tcg} " = *" kvm "* ]] || vng+=(--disable-kvm)
 	[ ${#icount[@]} -eq 0 ] || vng+=(--qemu-opts "${icount[*]}")
@@ -127,7 +131,7 @@ timeout --foreground -k 10 "$VM_TIMEOUT" qemu-system-x86_64 \
 	"${accel[@]}" "${icount[@]}" -cpu max -m "$VM_MEM" -smp "$VM_CPUS" \
 	-nographic -no-reboot -monitor none -serial "file:$out/serial.log" \
 	-kernel "$KERNEL" \
-	-append "console=ttyS0 quiet panic=-1 oops=panic root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm/vm-init.sh" \
+	-append "console=ttyS0 quiet panic=-1 root=/dev/root rootfstype=9p rootflags=$rootflags ro init=$TOP/scripts/vm/vm-init.sh $append" \
 	-fsdev local,id=root,path=/,readonly=on,security_model=none,multidevs=remap \
 	-device virtio-9p-pci,fsdev=root,mount_tag=/dev/root \
 	-fsdev local,id=out,path="$out",security_model=none \
