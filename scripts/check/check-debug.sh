@@ -8,6 +8,12 @@
 # Then random address layouts and deletes, check-diff's generator with a
 # fixed seed (DEBUG_SEED, 1; DEBUG_SCENARIOS, 60), run on the same kernel:
 # they must all complete without a report.
+#
+# DEBUG_SERIES=N-TREE-TOPIC: that series alone on the base (a net fix is
+# proven as -stable takes it: apply.sh's SERIES_ONLY), built in
+# $CACHE/build-debug-N-TREE-TOPIC, running only the selftest scripts the
+# series adds (SELFTESTS) and the upstream ones; no random layouts (they
+# delete with the other series' uapi).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -15,13 +21,29 @@ lock_tree
 
 S=$TOP/scripts
 export BUILD=$CACHE/build-debug
+series=${DEBUG_SERIES:-}
+if [ -n "$series" ]; then
+	[ -d "$TOP/patches/$series" ] || die "DEBUG_SERIES: no series patches/$series"
+	export SERIES_ONLY=$series BUILD=$CACHE/build-debug-$series
+	# The selftests the series adds: scripts only (selftests_only).
+	SELFTESTS=$(sed -n 's|^ create mode [0-7]* tools/testing/selftests/net/||p' \
+		"$TOP/patches/$series"/0000-cover-letter.patch | tr '\n' ' ')
+	[ -n "$SELFTESTS" ] || die "DEBUG_SERIES: $series adds no selftest"
+	export SELFTESTS
+fi
 export EXTRA_CONFIG=$TOP/scripts/check/debug.config
 # KASAN under TCG: give each selftest more time.
 export VM_TIMEOUT=${VM_TIMEOUT:-5400} VM_MEM=${VM_MEM:-3G}
 export KMEMLEAK_SCAN=1
 kernel_up_to_date
 rc=0
-step "boot and run selftests (debug kernel)" "$S/loop/selftests-in-vm.sh" || rc=1
+step "boot and run selftests (debug kernel${series:+, $series alone})" \
+	"$S/loop/selftests-in-vm.sh" || rc=1
+if [ -n "$series" ]; then
+	# The tree holds the whole series again for what comes next.
+	SERIES_ONLY= "$S/loop/apply.sh" >/dev/null || rc=1
+	exit "$rc"
+fi
 out=$(new_run debug-scenarios)
 n=${DEBUG_SCENARIOS:-60}
 "$S/check/diff-scenarios.sh" gen "${DEBUG_SEED:=1}" "$n" >"$out/scenarios"

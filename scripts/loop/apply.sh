@@ -11,7 +11,9 @@
 # appended with EXTRA_PATCHES="a.patch b.patch"; they are applied with
 # `git apply` and left uncommitted on top of the series.  SKIP_SERIES=1
 # leaves the series out (the base kernel, to show that the tests fail there);
-# PATCHES_UPTO=N applies the first N patches (of all series, in order).
+# PATCHES_UPTO=N applies the first N patches (of all series, in order);
+# SERIES_ONLY="1-net-autojoin ..." applies those series only (a series
+# proven alone on the base: scripts/check/check-debug.sh).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -20,7 +22,12 @@ set -euo pipefail
 git -C "$SRC" rev-parse -q --verify "$BASE_BRANCH" >/dev/null ||
 	die "$SRC has no branch $BASE_BRANCH (run scripts/loop/fetch-base.sh)"
 
-mapfile -t patches < <(series_patches)
+only=()
+for s in ${SERIES_ONLY:-}; do
+	[ -d "$TOP/patches/$s" ] || die "SERIES_ONLY: no series patches/$s"
+	only+=("$TOP/patches/$s")
+done
+mapfile -t patches < <(series_patches "${only[@]}")
 [ "${SKIP_SERIES:-0}" = 1 ] && patches=()
 # PATCHES_UPTO=N: the first N patches only (scripts/check/check-bisect.sh).
 [ -z "${PATCHES_UPTO:-}" ] || patches=("${patches[@]:0:PATCHES_UPTO}")

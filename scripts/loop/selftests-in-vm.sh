@@ -57,7 +57,7 @@ export VM_OUT
 		echo "${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}"
 	done
 } >"$VM_OUT/expected"
-VM_ENV="RUN_OURS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm/vm-exec.sh" "$TOP/scripts/vm/vm-payload.sh" || rc=$?
+VM_ENV="RUN_OURS SELFTESTS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm/vm-exec.sh" "$TOP/scripts/vm/vm-payload.sh" || rc=$?
 [ -n "${NO_REPORT:-}" ] && exit "$rc"
 "$TOP/scripts/loop/report.sh" "$VM_OUT" || rc=1
 exit "$rc"

@@ -4,7 +4,8 @@
 # the series' selftests through the kselftest runner (KTAP), then the
 # upstream selftests named in $UPSTREAM_TESTS, built on the host in place
 # in $SRC.  Each upstream entry is PROGRAM or SCRIPT:TEST[,TEST...].
-# RUN_OURS=0 runs the upstream ones only.
+# RUN_OURS=0 runs the upstream ones only; SELFTESTS="a.sh ..." some of
+# ours only (selftests_only in scripts/lib.sh).
 # Not -e: the upstream tests run even when one of ours fails; the results
 # are the KTAP lines, which scripts/loop/report.sh counts.
 set -uo pipefail
@@ -12,7 +13,8 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 
 if [ "${RUN_OURS:-1}" = 1 ]; then
-	make -C "$TOP/selftests" --no-print-directory run_tests
+	selftests_only
+	make -C "$TOP/selftests" --no-print-directory "${ONLY[@]}" run_tests
 fi
 
 [ -n "${UPSTREAM_TESTS:-}" ] || exit 0
