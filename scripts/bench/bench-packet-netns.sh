@@ -88,7 +88,7 @@ old_kernel()
 {
 	CACHE=$OLD CCACHE_DIR=$CCACHE_DIR BASE_PKG_RE=$OLD_PKG_RE \
 		BASE_SUITES=$OLD_SUITES "$TOP/scripts/loop/fetch-base.sh" &&
-	CACHE=$OLD CCACHE_DIR=$CCACHE_DIR VERIFY_CONFIG=warn \
+	CACHE=$OLD BUILD=$OLD/build CCACHE_DIR=$CCACHE_DIR VERIFY_CONFIG=warn \
 		"$TOP/scripts/loop/build.sh" || return
 	local opt
 	for opt in PACKET VETH NET_NS FUNCTION_PROFILER DYNAMIC_FTRACE; do

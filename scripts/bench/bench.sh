@@ -14,12 +14,16 @@ lock_tree
 name=${1:?usage: bench.sh flush|demux|ring|packet-netns}
 script=$TOP/scripts/bench/bench-$name.sh
 [ -x "$script" ] || die "no benchmark $script"
+# The benchmark kernels: the test kernel's config and
+# scripts/bench/bench.config, in trees of their own.
+export EXTRA_CONFIG="$TOP/scripts/bench/bench.config${EXTRA_CONFIG:+ $EXTRA_CONFIG}"
+export BUILD=$CACHE/build-bench
 kernel_up_to_date
 # BENCH_KERNEL=base: the base kernel without the series instead, for
 # per-row ratios between two boots (each run cites its own meta).
 case ${BENCH_KERNEL:=series} in
 series) ;;
-base) variant_kernel base SKIP_SERIES=1 ;;
+base) variant_kernel bench-base SKIP_SERIES=1 ;;
 *) die "BENCH_KERNEL=$BENCH_KERNEL: series or base" ;;
 esac
 "$script" --build
