@@ -72,6 +72,7 @@ help:
 ##   MUTANTS="base mutant ..."  check-mutants: the variants to run [all]
 ##   SERIES_ONLY="N-tree-topic ..."  apply those series only [all]
 ##   SELFTESTS="a.sh ..."  run those selftest scripts of ours only [all]
+##   DEV=dir           make patches: the development worktree exported [$CACHE/dev]
 ##   W1_VARIANTS="..."  check-w1's builds [x86_64-gcc i386-gcc x86_64-clang]
 ##   CHECK_BISECT_SELFTEST=1  check-bisect: only its self-test [0]
 ##   FRESH_ROOT=dir    where check-fresh makes its root [/var/tmp/netseries-fresh]

@@ -29,7 +29,8 @@ lock_tree
 
 # The series is the user's work: their own git identity, not the loop's.
 unset GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
-DEV=$CACHE/dev
+# DEV=dir: another development worktree (a respin kept beside dev) [$CACHE/dev]
+DEV=${DEV:-$CACHE/dev}
 NETDIR=tools/testing/selftests/net
 
 # trailer COMMIT KEY: the values of trailer KEY in COMMIT's message.
