@@ -20,6 +20,8 @@ CACHE=${CACHE:-/var/cache/netseries}
 # The kernel tree the series is applied to: our import of the Debian base,
 # or a shared clone of the user's KSRC (the user's tree is never touched).
 SRC=$CACHE/src
+# Where the series adds its selftests, in a kernel tree.
+NETDIR=tools/testing/selftests/net
 BUILD=${BUILD:-$CACHE/build}
 RUNS=$CACHE/runs
 export CCACHE_DIR=$CACHE/ccache
@@ -269,6 +271,17 @@ selftests_only() {
 build_selftests() {
 	selftests_only
 	make -s -C "$TOP/selftests" KDIR="$SRC" KHDR="$BUILD/usr/include" "${ONLY[@]}" >/dev/null
+}
+
+# upstream_name ENTRY: the name an UPSTREAM_TESTS entry (PROGRAM or
+# SCRIPT:TEST[,TEST...]) runs and reports under: PROGRAM, or SCRIPT without
+# .sh, then "-" and the tests with every other character than [A-Za-z0-9_]
+# as "_".
+upstream_name() {
+	local name=${1%%:*} args=
+
+	[ "$name" = "$1" ] || args=${1#*:}
+	echo "${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}"
 }
 
 # selftest_names DIR: the tests the kselftest runner runs from DIR's

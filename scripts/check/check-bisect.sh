@@ -25,7 +25,7 @@ lock_tree
 
 S=$TOP/scripts
 export BUILD=$CACHE/build-bisect
-net=$SRC/tools/testing/selftests/net
+net=$SRC/$NETDIR
 PROBE_SYM=IFA_F_FLUSH
 probe=$net/bisect_probe
 n=$(series_patches | wc -l)
@@ -96,7 +96,7 @@ if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
 			continue
 		fi
 		progs=()
-		for f in $(git -C "$SRC" diff --name-only HEAD~1 -- tools/testing/selftests/net/ | grep '\.c$'); do
+		for f in $(git -C "$SRC" diff --name-only HEAD~1 -- "$NETDIR/" | grep '\.c$'); do
 			progs+=("$SRC/${f%.c}")
 		done
 		if [ ${#progs[@]} -ne 0 ] && ! compile_progs "${progs[@]}" >/dev/null 2>&1; then

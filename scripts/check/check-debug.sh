@@ -26,7 +26,7 @@ if [ -n "$series" ]; then
 	[ -d "$TOP/patches/$series" ] || die "DEBUG_SERIES: no series patches/$series"
 	export SERIES_ONLY=$series BUILD=$CACHE/build-debug-$series
 	# The selftests the series adds: scripts only (selftests_only).
-	SELFTESTS=$(sed -n 's|^ create mode [0-7]* tools/testing/selftests/net/||p' \
+	SELFTESTS=$(sed -n "s|^ create mode [0-7]* $NETDIR/||p" \
 		"$TOP/patches/$series"/0000-cover-letter.patch | tr '\n' ' ')
 	[ -n "$SELFTESTS" ] || die "DEBUG_SERIES: $series adds no selftest"
 	export SELFTESTS
@@ -41,7 +41,7 @@ step "boot and run selftests (debug kernel${series:+, $series alone})" \
 	"$S/loop/selftests-in-vm.sh" || rc=1
 if [ -n "$series" ]; then
 	# The tree holds the whole series again for what comes next.
-	SERIES_ONLY= "$S/loop/apply.sh" >/dev/null || rc=1
+	SERIES_ONLY='' "$S/loop/apply.sh" >/dev/null || rc=1
 	exit "$rc"
 fi
 out=$(new_run debug-scenarios)

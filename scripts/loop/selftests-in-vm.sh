@@ -16,7 +16,7 @@ set -euo pipefail
 UPSTREAM_TESTS=${UPSTREAM_TESTS-"psock_tpacket rtnetlink.sh:kci_test_promote_secondaries"}
 # Upstream binaries are built in place in our own tree ($SRC, never the
 # user's KSRC), next to the scripts that run them.
-netdir=$SRC/tools/testing/selftests/net
+netdir=$SRC/$NETDIR
 export UPSTREAM_TESTS
 
 need_pkgs "${PKGS_SELFTESTS[@]}"
@@ -51,10 +51,7 @@ export VM_OUT
 		selftest_names "$TOP/selftests" || die "cannot list the selftests"
 	fi
 	for t in $UPSTREAM_TESTS; do
-		name=${t%%:*}
-		args=
-		[ "$name" = "$t" ] || args=${t#*:}
-		echo "${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}"
+		upstream_name "$t"
 	done
 } >"$VM_OUT/expected"
 VM_ENV="RUN_OURS SELFTESTS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm/vm-exec.sh" "$TOP/scripts/vm/vm-payload.sh" || rc=$?

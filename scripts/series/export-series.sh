@@ -31,7 +31,6 @@ lock_tree
 unset GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
 # DEV=dir: another development worktree (a respin kept beside dev) [$CACHE/dev]
 DEV=${DEV:-$CACHE/dev}
-NETDIR=tools/testing/selftests/net
 
 # trailer COMMIT KEY: the values of trailer KEY in COMMIT's message.
 trailer() {

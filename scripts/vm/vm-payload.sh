@@ -18,7 +18,7 @@ if [ "${RUN_OURS:-1}" = 1 ]; then
 fi
 
 [ -n "${UPSTREAM_TESTS:-}" ] || exit 0
-netdir=$SRC/tools/testing/selftests/net
+netdir=$SRC/$NETDIR
 BASE_DIR=$SRC/tools/testing/selftests
 export BASE_DIR
 # The kernel's runner reads variables it may not have (not -u).
@@ -34,7 +34,7 @@ for t in $UPSTREAM_TESTS; do
 	args=
 	[ "$name" = "$t" ] || args=${t#*:}
 	bin=$netdir/$name
-	w=$wrap/${name%.sh}${args:+-${args//[^A-Za-z0-9_]/_}}
+	w=$wrap/$(upstream_name "$t")
 	printf '#!/bin/bash\ncd %q && exec %q %s\n' "$netdir" "$bin" \
 		"${args:+-t \"${args//,/ }\"}" >"$w"
 	chmod +x "$w"
