@@ -110,7 +110,7 @@ fi
 declare -A cover=() commits=()
 order=()
 name=
-for c in $(git -C "$DEV" rev-list --reverse "$BASE_BRANCH..dev"); do
+for c in $(git -C "$DEV" rev-list --reverse "$BASE_BRANCH..HEAD"); do
 	s=$(trailer "$c" Series)
 	if [ -n "$s" ]; then
 		[ -z "$(git -C "$DEV" diff-tree --no-commit-id -r "$c")" ] ||
@@ -124,7 +124,7 @@ for c in $(git -C "$DEV" rev-list --reverse "$BASE_BRANCH..dev"); do
 	[ -n "$name" ] || die "$(git -C "$DEV" log -1 --format=%s "$c"): before the first cover commit"
 	commits[$name]+=" $c"
 done
-[ ${#order[@]} -gt 0 ] || die "no cover commit (a trailer 'Series: N-net-topic') on dev"
+[ ${#order[@]} -gt 0 ] || die "no cover commit (a trailer 'Series: N-net-topic') in $DEV"
 
 # A scratch worktree of $SRC, kept between runs: checking out the whole
 # tree costs minutes, moving it back to the base rewrites a few files.
