@@ -151,7 +151,7 @@ ktap_result "$rc" "static: every scripts/ path named in the repository exists" "
 # punctuation dropped, spaces as hyphens, "-1", "-2" after repeats.
 : >"$tmp/docs"
 # shellcheck disable=SC2016 # perl's variables, not the shell's
-(cd "$TOP" && git ls-files -z -- . ':!patches' ':!Documentation/runs' ':!*.png' |
+(cd "$TOP" && git ls-files -z -- . ':!patches' ':!Documentation/runs' ':!*.png' ':!*.svg' |
 	xargs -0 perl -e '
 		my %cache;
 		sub anchors {
