@@ -21,7 +21,7 @@ BEGIN {
 	nm = split("add ip secfirst plain flag flagprim bulk", meths, " ")
 	split("#777777 #d62728 #ff7f0e #8c564b #1f77b4 #17becf #2ca02c", cols, " ")
 	for (i = 1; i <= nm; i++) col[meths[i]] = cols[i]
-	desc["add"] = "add (ip -batch)"; desc["ip"] = "stock ip flush"
+	desc["add"] = "adding them (RTM_NEWADDR, one socket)"; desc["ip"] = "stock ip flush"
 	desc["secfirst"] = "secondaries first"; desc["plain"] = "plain deletes, no promotion"
 	desc["flag"] = "IFA_F_FLUSH"; desc["flagprim"] = "IFA_F_FLUSH, primaries only"
 	desc["bulk"] = "bulk RTM_DELADDR"
