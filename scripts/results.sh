@@ -606,6 +606,8 @@ while (<$afh>) {
 		fail("$where: $f[1] names no file");
 	} elsif ($f[2] !~ /[A-Za-z]{3}/) {
 		fail("$where: \"$f[2]\": a fragment needs a word around its number");
+	} elsif ($f[0] eq 'pending' && grep { !m{^patches/} } @files) {
+		fail("$where: pending is for patches/ only (reword the rest)");
 	} else {
 		push @allow, { class => $f[0], files => { map { $_ => 1 } @files },
 		    frag => $f[2], verify => $f[3], where => "$where: \"$f[2]\"" };
