@@ -291,9 +291,13 @@ if [ -z "${KSRC:-}" ]; then
 fi
 
 # Every published table is what make results generates from a committed
-# run, and no table of figures cites no run.
+# run, and every number of the prose is generated, of a named class or
+# verified (scripts/check/figures.allow); its pending entries pass with a
+# warning, shown here.
 "$TOP/scripts/results.sh" --check >"$tmp/results" 2>&1
-ktap_result $? "static: published figures generated from committed runs (make results)" "$tmp/results"
+rc=$?
+ktap_result "$rc" "static: published figures generated from committed runs (make results)" "$tmp/results"
+[ "$rc" -ne 0 ] || sed -n 's/^WARNING: /# WARNING: /p' "$tmp/results"
 
 # Added entries must sit in order between their neighbours.
 sorted_added() {
