@@ -53,6 +53,7 @@ write_meta() {
 			echo "kernel-tree: $(git -C "$SRC" rev-parse HEAD)"
 		fi
 		echo "kernel-image: $kernel $(sha256sum <"$kernel" | cut -c1-16)"
+		echo "kernel-config: $(sha256sum <"${kernel%/arch/*}/.config" | cut -c1-16)"
 		# the iproute2 companion, built outside this repository
 		if [ -n "${BENCH_IP_PATCHED:-}" ]; then
 			echo "ip-patched: $BENCH_IP_PATCHED $(sha256sum <"$BENCH_IP_PATCHED" | cut -c1-16) ($("$BENCH_IP_PATCHED" -V))"
