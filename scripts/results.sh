@@ -482,6 +482,20 @@ for f in "${MARKDOWN[@]}"; do
 	fi
 done
 
+# The scaling plot of the flush run (scripts/results-plot.awk), an SVG that
+# Documentation/results.md shows.
+PLOT=Documentation/flush-scaling.svg
+awk -v run="$FLUSH_RUN" -f scripts/results-plot.awk "$RUNS/$FLUSH_RUN/output" >"$tmp/plot"
+if ! cmp -s "$PLOT" "$tmp/plot"; then
+	if [ -n "$check" ]; then
+		echo "$PLOT: differs from what make results draws from run $FLUSH_RUN"
+		rc=1
+	else
+		cp "$tmp/plot" "$PLOT"
+		echo "updated $PLOT"
+	fi
+fi
+
 # Patches: every figure in its patch verbatim, and no other line of the
 # message with two decimal figures.
 declare -A covered

@@ -4,7 +4,7 @@
 # DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_NET, kmemleak: scripts/check/debug.config)
 # built in its own tree, $CACHE/build-debug.  The run fails on any
 # BUG/WARNING/KASAN/lockdep report in the guest log (scripts/vm/vm-exec.sh) and
-# on kmemleak's suspected leaks after a final scan (scripts/vm/vm-payload.sh).
+# on kmemleak's suspected leaks after a final scan (scripts/vm/vm-init.sh).
 # Then random address layouts and deletes, check-diff's generator with a
 # fixed seed (DEBUG_SEED, 1; DEBUG_SCENARIOS, 60), run on the same kernel:
 # they must all complete without a report.

@@ -145,6 +145,51 @@ done < <(cd "$TOP" && git ls-files -z -- . ':!patches' ':!Documentation/runs' |
 		print "$ARGV:$1\n" while m{(?<![\w./\$\@{}-])(scripts/(?:[\w./*{},%-]|\$[*\@])*\w)}g' |
 	sort -u)
 ktap_result "$rc" "static: every scripts/ path named in the repository exists" "$tmp/paths"
+# Every README.md or Documentation/*.md the repository names exists, and so
+# does the section a "#anchor" after the name (or, in Markdown, a link to
+# "#anchor" alone) names: GitHub's anchor of a heading, lower case,
+# punctuation dropped, spaces as hyphens, "-1", "-2" after repeats.
+: >"$tmp/docs"
+# shellcheck disable=SC2016 # perl's variables, not the shell's
+(cd "$TOP" && git ls-files -z -- . ':!patches' ':!Documentation/runs' ':!*.png' ':!*.svg' |
+	xargs -0 perl -e '
+		my %cache;
+		sub anchors {
+			my ($f) = @_;
+			return $cache{$f} if exists $cache{$f};
+			open(my $h, "<", $f) or return $cache{$f} = undef;
+			my (%a, %n, $fence);
+			local $_;
+			while (<$h>) {
+				$fence = !$fence if /^\s*```/;
+				next if $fence || !/^#{1,6}\s+(.*?)\s*$/;
+				(my $s = lc $1) =~ s/\[([^\]]*)\]\([^)]*\)/$1/g;
+				$s =~ s/[^\w\- ]//g;
+				$s =~ tr/ /-/;
+				$a{$n{$s} ? "$s-$n{$s}" : $s} = 1;
+				$n{$s}++;
+			}
+			return $cache{$f} = \%a;
+		}
+		while (<>) {
+			my ($ln, @refs) = ($.);
+			push @refs, [$1, $2] while m{(?<![\w./-])((?:README|Documentation/[\w-]+)\.md)(?:#([\w-]+))?}g;
+			push @refs, [$ARGV, $1] while $ARGV =~ /\.md$/ && m{\]\(#([\w-]+)\)}g;
+			for (@refs) {
+				my ($f, $s) = @$_;
+				my $a = anchors($f);
+				if (!$a) {
+					print "$ARGV:$ln: $f does not exist\n";
+				} elsif (defined $s && !$a->{$s}) {
+					print "$ARGV:$ln: $f#$s: no such section\n";
+				}
+			}
+		} continue {
+			close ARGV if eof(ARGV);
+		}') >"$tmp/docs"
+rc=0
+[ -s "$tmp/docs" ] && rc=1
+ktap_result "$rc" "static: every Documentation/ file and section named exists" "$tmp/docs"
 rc=0
 : >"$tmp/help"
 for f in "$TOP"/scripts/check/check-*.sh "$TOP"/scripts/bench/bench-*.sh; do

@@ -12,15 +12,15 @@
 # $RUNS/<timestamp>/ (output, rc, dmesg, serial.log).  Exit code: the
 # command's; 124 if the VM timed out; 1 if the guest log shows a kernel
 # BUG/WARNING/Oops/KASAN/lockdep report, whatever the command returned.
-# Runs are serialized with a lock: two QEMUs on 2 cores slow each other 4-5x.
+# Runs are serialized with a lock: two QEMUs on 2 cores slow each other.
 #
 # VM=qemu (default): our QEMU command line and init (scripts/vm/vm-init.sh as
-# PID 1, ~5 s to the command).  VM=vng: the same kernel, command and results
-# through virtme-ng (what netdev developers use; ~30 s to the command, see
+# PID 1).  VM=vng: the same kernel, command and results through virtme-ng
+# (what netdev developers use; slower to the command, see
 # Documentation/design.md), installed on first use (lib.sh need_vng).
 #
-# Environment: KERNEL (bzImage), VM_ACCEL ("kvm tcg" or "tcg"), ICOUNT (1:
-# instruction counting, see below), VM_TIMEOUT (s, default 2400), VM_MEM,
+# Environment (defaults: make help): KERNEL (bzImage), VM_ACCEL, ICOUNT (1:
+# instruction counting, see below), VM_TIMEOUT (s), VM_MEM,
 # VM_CPUS, VM_APPEND (more kernel command line, e.g. "kmemleak=off"),
 # VM_ENV (names of variables to pass into the guest), VM_OUT
 # (results directory; default a new one under $RUNS, also linked as
