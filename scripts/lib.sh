@@ -247,6 +247,17 @@ variant_kernel() {
 		step "build ($variant)" "$TOP/scripts/loop/build.sh"
 }
 
+# build_selftests_tree DIR [MAKE ARGS...]: the selftests in DIR built as
+# mainline builds them, against the uapi headers of the tree in $SRC
+# (installed into $CACHE/build-hdr, incremental), not those of a kernel
+# built from it (check-static before the build, check-mutants' variants).
+build_selftests_tree() {
+	local dir=$1
+	shift
+	make -s -C "$SRC" O="$CACHE/build-hdr" headers_install &&
+		make -s -C "$dir" KDIR="$SRC" KHDR="$CACHE/build-hdr/usr/include" "$@"
+}
+
 # selftests_only: with SELFTESTS="a.sh ..." (scripts of selftests/Makefile's
 # TEST_PROGS that need no program of ours: a series proven alone, whose
 # tree lacks what the other tests build against), ONLY=(the make
@@ -373,6 +384,24 @@ hash_files() {
 # patches/iproute2/ is not one of them.
 series_dirs() {
 	find "$TOP/patches" -mindepth 1 -maxdepth 1 -type d -name '[0-9]*-net-*' | sort -V
+}
+
+# series_deps DIR: the series (directories) whose patches DIR's cover letter
+# names as prerequisite-patch-id (matched by `git patch-id --stable` of the
+# patch files), one a line, sorted; "unknown prerequisite ID" for an id of
+# no series' patch.
+series_deps() {
+	local d p id
+	local -A owner=()
+	for d in $(series_dirs); do
+		for p in $(series_patches "$d"); do
+			owner[$(git patch-id --stable <"$p" | cut -d' ' -f1)]=$d
+		done
+	done
+	sed -n 's/^prerequisite-patch-id: //p' "$1/0000-cover-letter.patch" 2>/dev/null |
+		while read -r id; do
+			echo "${owner[$id]:-unknown prerequisite $id}"
+		done | sort -u
 }
 
 # series_patches [DIR...]: the patches of those series (default: all, in

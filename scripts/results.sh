@@ -19,14 +19,20 @@
 #   - patches/: verbatim in the patch named in FIGURES_IN (a commit message
 #     cannot carry markers; the check finds the figure's text in it).
 # It fails (exit 1) when a generated text differs from what is in the
-# tree, when a run cited lacks its files, and when a Markdown table row
-# or a line of a patch's message or cover letter holds two or more
-# decimal figures outside a generated figure: a table that cites no run;
-# and when a run of the series kernel measured other kernel code than
-# patches/ holds (same_code).
+# tree, when a run cited lacks its files, when a run of the series kernel
+# measured other kernel code than patches/ holds (same_code), and when a
+# number in the prose of a patch's message or cover letter, README.md or
+# Documentation/*.md is neither in a generated figure nor in a named
+# class of numbers that need no run nor in an entry of ALLOW that it
+# verifies (figures, below; pending entries print a WARNING).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$TOP/scripts/lib.sh"
+cd "$TOP"
 RUNS=$TOP/Documentation/runs
+# The numbers of the prose that no class covers, and how each is verified.
+ALLOW=scripts/check/figures.allow
 
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
@@ -353,38 +359,362 @@ regen() {
 	[ -z "$name" ] || die "$1: no <!-- end results --> after $name"
 }
 
-# loose_md FILE: lines outside generated blocks: table rows with two or
-# more figures, and any ratio.
-loose_md() {
-	awk "$NFIG"'/^<!-- results: /{g=1} /^<!-- end results -->/{g=0; next}
-		!g && ((/^\|/ && nfig($0) > 1) || nratio($0)) {
-			print FILENAME ":" FNR ": " $0 }' "$1"
+# The figure policy (the allowlist's format: its header).
+figures() {
+	perl - "$TOP" "$ALLOW" "$SRC" "$check" "$@" <<'EOF'
+# figures TOP ALLOW KSRC CHECK FILE[:COVERED]...: every number in the
+# prose of FILE (a patch's message or cover letter, a Markdown file
+# outside its generated blocks) is in a line of COVERED (a generated
+# figure pasted in the patch), in a named class below, or in a fragment
+# of the allowlist ALLOW that the check verifies.  Prints each number
+# that is none of these (and why a class refused it), each allowlist
+# entry that fails, a WARNING per pending entry; exits 1 on any failure.
+use strict;
+use warnings;
+
+my ($top, $allow, $ksrc, $check, @args) = @ARGV;
+my $bad = 0;
+my $M = "\x01";			# what a masked character becomes
+
+sub fail { print "$_[0]\n"; $bad = 1 }
+sub mask { my $s = shift; $s =~ s/./$M/gs; $s }
+
+# The series folders and their patches, for the classes that name them.
+my %series;			# folder => [ its patches but the cover letter ]
+for my $d (glob "$top/patches/*/") {
+	my ($name) = $d =~ m{([^/]+)/$};
+	$series{$name} = [ grep { !/0000-cover-letter/ } glob "$d*.patch" ];
+}
+my %by_number = map { /^(\d+)-/ ? ($1 => $_) : () } keys %series;
+my $max_patches = 0;
+for (values %series) { $max_patches = @$_ if @$_ > $max_patches }
+
+my $ctx;			# the file at hand: kind, folder, cover
+
+# What ends a number (not more of it), what makes it a figure.
+my $END = qr/(?!\w|[.,]\d)/;
+my $UNIT = qr/(?:s|ms|us|ns|secs?|seconds?|min|minutes?|h|hours?|%|[kMG]?pps|tps|[kMG]i?B|bytes|times|x)\b/;
+
+# patch_ref REF: "" when REF ("patch 2.3", "patches 1 and 2", "series 3",
+# "iproute2 patch 4") names patches that exist, else why not.  A bare
+# patch number counts in the series of the patch at hand (in Markdown:
+# in any series).
+sub patch_ref {
+	my ($ref) = @_;
+	my $ip = $ref =~ s/^iproute2 //;
+	my ($what, $nums) = $ref =~ /^(\S+)\s+(.*)$/s;
+	for my $r ($nums =~ /(\d+(?:\.\d+)?)/g) {
+		if ($what =~ /^series/i) {
+			return "no series $r" unless $by_number{$r};
+		} elsif ($r =~ /^(\d+)\.(\d+)$/) {
+			my $f = $by_number{$1} or return "no series $1";
+			return "no patch $r" if $2 < 1 || $2 > @{ $series{$f} };
+		} else {
+			my $max = $ip ? @{ $series{iproute2} } :
+			    $ctx->{folder} ? @{ $series{ $ctx->{folder} } } : $max_patches;
+			return "no patch $r" if $r < 1 || $r > $max;
+		}
+	}
+	return "";
 }
 
-# nfig(s), awk: how many measured figures s holds: a number with two or
-# more decimals (0.474), or one with a unit (1.5 s, 4.5%, 12 Mpps), and a
-# ratio (x2.31, x16) counts twice (it is two figures); not version numbers
-# (7.3.4), addresses (10.0.0.1), patch numbers (2.3), prefix lengths
-# (/24s) or 0x1000.
-NFIG='function nfig(s,   n, t) {
-	s = " " s " "
-	t = s
-	while (match(t, /[^0-9.][0-9]+\.[0-9][0-9]+[^0-9.]/) ||
-	       match(t, /[^0-9.\/][0-9]+(\.[0-9]+)? ?(s|ms|us|%|pps|Mpps|tps)[^0-9A-Za-z_]/)) {
-		n++
-		t = substr(t, RSTART + RLENGTH - 1)
+# The named classes, in order: [ name, regex, check ].  Each masks what
+# it matches; a check returns "" when the match is what it claims, else
+# why not (the match is then left, and reported).  None matches a number
+# with a unit, a decimal fraction or a ratio (x16).
+my @classes = (
+	# URLs and mail addresses
+	[ url => qr{https?://[^\s)>`"]+} ],
+	[ mail => qr{<[^<>\s]+@[^<>\s]+>} ],
+	# a run id or dated name (20261204-mutant-select), a date
+	[ date => qr{\b20\d\d(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])-[\w.-]*\w} ],
+	[ date => qr{\b20\d\d-(?:0[1-9]|1[0-2])-(?:[0-2]\d|3[01])\b} ],
+	# commit and patch ids: 7 to 40 hex digits, a letter among them
+	[ commit => qr{\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b} ],
+	# IPv4 addresses and prefixes, IPv6 addresses, prefix lengths (/24s)
+	[ address => qr{(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?$END} ],
+	[ address => qr{(?<![\w:])[0-9a-f]{0,4}(?::[0-9a-f]{0,4})*::[0-9a-f]{0,4}(?::[0-9a-f]{1,4})*(?:/\d{1,3})?(?![\w:])} ],
+	[ address => qr{(?<![\w.)])/(?:12[0-8]|1[01]\d|\d\d?)s?\b} ],
+	# versions: v3.6, three or more parts (7.3.4, 7.3.4-1~bpo13+1),
+	# after a name (iproute2-6.1, linux-source-7.x); two bare parts
+	# (6.12) are a decimal to this check
+	[ version => qr{(?<![\w.])v\d+(?:\.\d+)*$END(?!\s*$UNIT)} ],
+	[ version => qr{(?<![\w.])\d+\.\d+\.\d+(?:[-~+][\w~+.-]*\w)?$END(?!\s*$UNIT)} ],
+	[ version => qr{(?<=[A-Za-z0-9]-)\d+(?:\.(?:\d+|x))+$END(?!\s*$UNIT)} ],
+	# patch and series references and folders, checked against patches/
+	[ patch => qr{\[PATCH [\w-]+(?: v\d+)? (\d+)/(\d+)\]},
+	  sub {
+		my (undef, $n, $m) = @_;
+		return "no series of $m patches" unless grep { @$_ == $m } values %series;
+		return $n <= $m ? "" : "patch $n of $m";
+	  } ],
+	[ patch => qr{\b(?:iproute2 )?(?:[Pp]atch(?:es)?|[Ss]eries)\s+\d+(?:\.\d+)?(?:(?:,\s*|\s+and\s+|\s+or\s+)\d+(?:\.\d+)?)*$END(?!\s*$UNIT)},
+	  \&patch_ref ],
+	[ patch => qr{\b\d+-[a-z][\w-]*\w(?=/)},
+	  sub { $series{ $_[0] } ? "" : "no series folder $_[0]" } ],
+	# values of boolean options and sysctls (promote_secondaries=0, W=1,
+	# promote_secondaries 0 and 1), the packet socket protocol 0,
+	# single-digit options (ip -4, git am -3), man page sections
+	[ option => qr{(?<=\w=)[01]$END(?!\s*$UNIT)} ],
+	[ option => qr{\b[a-z]+_[a-z_]+ [01](?:(?:,| and| or) [01])*$END(?!\s*$UNIT)} ],
+	[ option => qr{\b[Pp]rotocol[ -]0$END(?!\s*$UNIT)} ],
+	[ option => qr{(?:\bip|\bam|\bwith|\bwithout)\s+-[346]$END} ],
+	[ option => qr{\b[a-z]+\([2378]\)} ],
+	# identifiers that contain digits (IPv4, x86_64, E2BIG, kube-ipvs0,
+	# ipv4.conf, -m32), not a ratio (x16, x2.5); hex constants
+	[ identifier => qr{(?<!\w)(?!x\d[\d.]*(?!\w))[A-Za-z_]\w*\d\w*} ],
+	[ identifier => qr{\b0x[0-9a-fA-F]+\b} ],
+	# names: the 9p file protocol, word sizes, the init process
+	[ name => qr{(?<!\w)9p\b|\b(?:32|64)-bit\b|\bPID 1$END} ],
+	# algebra in the sizes N and S: N(N-1)/2, S + 1
+	[ formula => qr{\b[NS]\([NS] ?- ?1\)/2\b|\b[NS] ?[-+] ?1$END(?!\s*$UNIT)} ],
+	# a bare 0 or 1 (a value written to a boolean knob, "exactly 0 per
+	# packet"): it says no more than "no" or "one", which the check
+	# cannot see either; not with a unit or a decimal, not as a result
+	# ("1 of", "0 failed")
+	[ boolean => qr{(?<![\w.,~^/-])[01](?!\w|[.,]\d|\s*$UNIT|\s+(?:of|passed|failed|skipped|errors?|warnings?|splats?|drops?|leaks?)\b)} ],
+	# a file:line reference
+	[ fileline => qr{\b[\w/.-]+\.(?:c|h|sh|md|rst|yaml|awk|patch):\d+\b} ],
+);
+
+# mask_classes TEXT WHY: TEXT with every class match masked; a match
+# whose check fails is left, its reason pushed on @WHY.
+sub mask_classes {
+	my ($t, $why) = @_;
+	for my $c (@classes) {
+		my ($name, $re, $chk) = @$c;
+		$t =~ s{$re}{
+			my ($m, @g) = ($&, map { defined $_ ? $_ : '' } $1, $2);
+			my $e = $chk ? $chk->($m, @g) : '';
+			push @$why, $e if $e;
+			$e ? $m : mask($m)
+		}ge;
 	}
-	return n + 2 * nratio(s)
+	return $t;
 }
-function nratio(s,   n) {
-	s = " " s " "
-	while (match(s, /[^0-9A-Za-z_]x[0-9]+(\.[0-9]+)?[^0-9A-Za-z_.]/)) {
-		n++
-		s = substr(s, RSTART + RLENGTH - 1)
+
+# A line of a commit message that is a command of an example: two or
+# more spaces, then a shell prompt.  Its bare integers (no unit, no
+# decimal, no ~) are the command's arguments.
+sub mask_command {
+	my ($t) = @_;
+	return $t unless $ctx->{kind} eq 'patch' && $t =~ /^ {2,}[#\$>] /;
+	$t =~ s{(?<![\w.,~])\d+(?![\w.,]|\s*$UNIT)}{mask($&)}ge;
+	return $t;
+}
+
+# Figures in words: a time (about a second, within two minutes) or a
+# ratio (ten times faster).
+my $WORD = qr/(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|a hundred|hundreds of|a thousand|thousands of|a few|several|half an?)/i;
+my $SPELLED = qr/\b(?:(?:about|around|roughly|nearly|almost|under|over|within|less than|more than|takes?|took|in)\s+$WORD\s+(?:(?:milli|micro|nano)?seconds?|minutes?|hours?)|$WORD\s+times\s+(?:faster|slower|more|less|as))\b/i;
+
+# numbers TEXT: its numbers, as a verification prints them (no
+# thousands separator), and its figures in words.
+sub numbers {
+	my ($t) = @_;
+	return ((map { s/,//gr } $t =~ /(\d+(?:[.,]\d+)*)/g), $t =~ /($SPELLED)/g);
+}
+
+# Lines of a patch that name no figure whatever their numbers: the mbox
+# header, trailers.
+my $HEADER = qr/^(?:From [0-9a-f]{40} Mon Sep 17 00:00:00 2001|From: .*|Date: .*| <[^<>\s]+@[^<>\s]+>)$/;
+my $TRAILER = qr/^(?:Fixes: [0-9a-f]{12,40} \(".*"\)|(?:Signed-off-by|Reviewed-by|Acked-by|Tested-by|Reported-by|Suggested-by|Co-developed-by): [^<>]+ <[^<>\s]+>|base-commit: [0-9a-f]{40}|prerequisite-patch-id: [0-9a-f]{40}|change-id: \d{8}-[\w-]+)$/;
+
+# The diffstat of a cover letter against the diffs of its series: per
+# file the lines each patch adds and deletes, summed, how many patches
+# touch it, its mode when created.  The diffstat is of the net diff:
+# where a patch changes lines an earlier one added, its counts are
+# below these sums, by as many insertions as deletions.
+my %stat;			# folder => { file => [add, del, patches, mode] }
+sub series_stat {
+	my ($f) = @_;
+	return $stat{$f} if $stat{$f};
+	my %s;
+	for my $p (@{ $series{$f} }) {
+		open my $fh, '<', $p or die "$p: $!";
+		my ($file, $ol, $nl) = ('', 0, 0);
+		while (<$fh>) {
+			if ($ol > 0 || $nl > 0) {
+				if (/^ /) { $ol--; $nl-- }
+				elsif (/^-/) { $ol--; $s{$file}[1]++ }
+				elsif (/^\+/) { $nl--; $s{$file}[0]++ }
+			} elsif (m{^diff --git a/\S+ b/(\S+)}) {
+				$file = $1;
+				$s{$file} ||= [0, 0, 0, ''];
+				$s{$file}[2]++;
+			} elsif (/^new file mode (\d+)/) {
+				$s{$file}[3] = $1;
+			} elsif (/^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/) {
+				($ol, $nl) = (defined $1 ? $1 : 1, defined $2 ? $2 : 1);
+			}
+		}
 	}
-	return n
+	return $stat{$f} = \%s;
 }
-'
+
+# diffstat LINE: "ok" for a line of a cover letter's diffstat or
+# shortlog that agrees with its series, why not for one that does not,
+# "" for any other line.
+sub diffstat {
+	my ($l) = @_;
+	return '' unless $ctx->{cover};
+	my $s = series_stat($ctx->{folder});
+	if ($l =~ m{^ (\S+)\s+\|\s+(\d+) [+-]*$}) {
+		my ($path, $n) = ($1, $2);
+		my @m = grep { $_ eq $path || ($path =~ m{^\.\.\.(/.*)$} && substr($_, -length $1) eq $1) } keys %$s;
+		return "diffstat: $path is not one file of the series" unless @m == 1;
+		my ($a, $d, $k) = @{ $s->{ $m[0] } };
+		$ctx->{stat} += $n;
+		return 'ok' if $k == 1 ? $n == $a + $d : $n <= $a + $d && ($a + $d - $n) % 2 == 0;
+		return "diffstat: $path: $n lines, the patches change " . ($a + $d);
+	}
+	if ($l =~ /^ (\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?$/) {
+		my ($n, $a, $d) = ($1, $2 || 0, $3 || 0);
+		my ($ta, $td) = (0, 0);
+		for (values %$s) { $ta += $_->[0]; $td += $_->[1] }
+		my $tn = keys %$s;
+		my $sum = $ctx->{stat} || 0;
+		return 'ok' if $n == $tn && $a - $d == $ta - $td && $a <= $ta && $d <= $td &&
+		    $a + $d == $sum;
+		return "diffstat: $n files, +$a -$d (the lines above: $sum); the patches: $tn files, +$ta -$td";
+	}
+	if ($l =~ m{^ create mode (\d+) (\S+)$}) {
+		return 'ok' if $s->{$2} && $s->{$2}[3] eq $1;
+		return "diffstat: $2 is not created with mode $1";
+	}
+	if ($l =~ /^.+ \((\d+)\):$/) {
+		my $n = @{ $series{ $ctx->{folder} } };
+		return $1 == $n ? 'ok' : "shortlog: $n patches, not $1";
+	}
+	return '';
+}
+
+# The allowlist: CLASS | FILES | FRAGMENT | VERIFICATION, one a line.
+my @allow;
+open my $afh, '<', "$top/$allow" or die "$allow: $!";
+while (<$afh>) {
+	chomp;
+	next if /^\s*(?:#|$)/;
+	my $where = "$allow:$.";
+	my @f = split / \| /, $_, 4;
+	if (@f != 4 || $f[0] !~ /^(?:kernel|tree|run|source|pending)$/) {
+		fail("$where: not CLASS | FILES | FRAGMENT | VERIFICATION");
+		next;
+	}
+	my @files = grep { -f "$top/$_" } map { s{^\Q$top\E/}{}r } glob "$top/$f[1]";
+	if (!@files) {
+		fail("$where: $f[1] names no file");
+	} elsif ($f[2] !~ /[A-Za-z]{3}/) {
+		fail("$where: \"$f[2]\": a fragment needs a word around its number");
+	} elsif ($f[0] eq 'pending' && grep { !m{^patches/} } @files) {
+		fail("$where: pending is for patches/ only (reword the rest)");
+	} else {
+		push @allow, { class => $f[0], files => { map { $_ => 1 } @files },
+		    frag => $f[2], verify => $f[3], where => "$where: \"$f[2]\"" };
+	}
+}
+close $afh;
+
+# The files.
+for my $arg (@args) {
+	my ($file, $covf) = split /:/, $arg, 2;
+	my %covered;
+	if ($covf) {
+		open my $c, '<', $covf or die "$covf: $!";
+		chomp(my @l = <$c>);
+		@covered{@l} = ();
+	}
+	my @entries = grep { $_->{files}{$file} } @allow;
+	$ctx = { kind => $file =~ /\.patch$/ ? 'patch' : 'md' };
+	@$ctx{qw(folder cover)} = ($1, $2 eq '0000') if $file =~ m{^patches/([^/]+)/(\d+)-};
+	my ($header, $gen, $prev) = (1, 0, '');
+	open my $fh, '<', "$top/$file" or die "$file: $!";
+	while (my $l = <$fh>) {
+		chomp $l;
+		my $before = $prev;
+		$prev = $l;
+		if ($ctx->{kind} eq 'patch') {
+			last if $l eq '---' || $l =~ /^diff --git /;
+			$header = 0 if $l eq '';
+			next if ($header && $l =~ $HEADER) || $l =~ $TRAILER;
+		} else {
+			$gen = 1 if $l =~ /^<!-- results: /;
+			$gen = 0, next if $l =~ /^<!-- end results -->/;
+			next if $gen;
+		}
+		next unless $l =~ /\d/ || $l =~ $SPELLED;
+		next if exists $covered{$l};
+		my $ds = diffstat($l);
+		next if $ds eq 'ok';
+		fail("$file:$.: $ds"), next if $ds;
+		my $t = $l;
+		for my $e (@entries) {
+			my $f = $e->{frag};
+			my $k = $t =~ s{\Q$f\E}{mask($f)}ge or next;
+			$e->{used} += $k;
+			print "WARNING: $file:$.: pending, to be reworded in the patch ($e->{verify}): \"$f\"\n"
+			    if $e->{class} eq 'pending';
+		}
+		$t = mask_command($t);
+		$t =~ s{^\s*\d+\. }{mask($&)}e if $ctx->{kind} eq 'md';
+		# With the last word of the line before, for a reference broken
+		# over two lines ("series\n3"), cut off again after masking.
+		my $pre = $before =~ /(\S+)\s*$/ ? "$1 " : '';
+		my @why;
+		$t = substr(mask_classes($pre . $t, \@why), length $pre);
+		my @left = ($t =~ /([^\s$M]*\d[^\s$M]*)/g, map { "\"$_\"" } $t =~ /($SPELLED)/g);
+		next unless @left;
+		fail("$file:$.: " . join(', ', @left) . (@why ? " (@why)" : '') .
+		    ": no generated figure, named class or entry of $allow covers it");
+		print "  | $l\n";
+	}
+	close $fh;
+}
+
+# The allowlist entries: each is found where it says, and verified.
+for my $e (@allow) {
+	my $w = $e->{where};
+	my $c = $e->{class};
+	if (!$e->{used}) {
+		fail("$w: not found in its files (a number changed?)");
+		next;
+	}
+	my @nums = numbers(mask_classes($e->{frag}, []));
+	if (!@nums) {
+		fail("$w: no number left in it for an entry to cover");
+		next;
+	}
+	next if $c eq 'pending';
+	if ($c eq 'source') {
+		fail("$w: a source entry cites no URL") unless $e->{verify} =~ m{^https?://\S+$};
+		next;
+	}
+	my $dir = $top;
+	if ($c eq 'kernel') {
+		$dir = $ksrc;
+		if (!-f "$ksrc/Makefile" || !-d "$ksrc/net") {
+			my $msg = "$w: no kernel tree in $ksrc to verify it in (make fetches one)";
+			$check ? fail($msg) : print "WARNING: $msg\n";
+			next;
+		}
+	}
+	if ($c eq 'run' && !grep { !system('sh', '-c', 'git -C "$0" ls-files --error-unmatch -- "$1" >/dev/null 2>&1', $top, $_) }
+	    $e->{verify} =~ m{(Documentation/runs/[\w.-]+/[\w.-]+)}g) {
+		fail("$w: its command names no committed file under Documentation/runs/");
+		next;
+	}
+	open my $p, '-|', 'bash', '-c', 'set -o pipefail; cd "$1" && eval "$2" 2>/dev/null',
+	    'verify', $dir, $e->{verify} or die "bash: $!";
+	my @got = map { s/,//gr } split ' ', join '', <$p>;
+	if (!close $p) {
+		fail("$w: its verification failed: $e->{verify}");
+	} elsif ("@nums" ne "@got") {
+		fail("$w: says @nums, the $c says " . (@got ? "@got" : "nothing") . " ($e->{verify})");
+	}
+}
+exit $bad;
+EOF
+}
 
 # message FILE: a patch's message and cover letter text (before the diff).
 message() {
@@ -476,10 +806,6 @@ for f in "${MARKDOWN[@]}"; do
 			echo "updated $f"
 		fi
 	fi
-	if loose_md "$f" | grep .; then
-		echo "  ^ table rows with figures outside a generated block (no run cited)"
-		rc=1
-	fi
 done
 
 # The scaling plot of the flush run (scripts/results-plot.awk), an SVG that
@@ -496,8 +822,7 @@ if ! cmp -s "$PLOT" "$tmp/plot"; then
 	fi
 fi
 
-# Patches: every figure in its patch verbatim, and no other line of the
-# message with two decimal figures.
+# Patches: every figure in its patch verbatim.
 declare -A covered
 for entry in "${FIGURES_IN[@]}"; do
 	fig=${entry%% *}
@@ -525,12 +850,17 @@ for p in patches/*/*.patch; do
 		echo "  ^ run ids, make command lines or local paths in a message"
 		rc=1
 	fi
-	printf '%s' "${covered[$p]:-}" >"$tmp/cov"
-	awk -v cov="$tmp/cov" "$NFIG"'
-		BEGIN { while ((getline l < cov) > 0) c[l] = 1 }
-		!($0 in c) && nfig($0) > 1 { print FNR ": " $0; bad = 1 }
-		END { exit bad }' "$tmp/msg" | sed "s|^|$p:|" && continue
-	echo "  ^ figures outside a generated figure (no run cited)"
-	rc=1
 done
+
+# Every number of the prose: in a generated figure (Markdown blocks; in a
+# patch, the lines of the figures FIGURES_IN pastes in it), in a named
+# class, or verified through the allowlist.
+args=("${MARKDOWN[@]}")
+i=0
+for p in patches/*/*.patch; do
+	i=$((i + 1))
+	printf '%s' "${covered[$p]:-}" >"$tmp/cov.$i"
+	args+=("$p:$tmp/cov.$i")
+done
+figures "${args[@]}" || rc=1
 exit $rc

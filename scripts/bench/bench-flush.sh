@@ -44,28 +44,14 @@
 # from its first dump to its last ack), the ip flushes with date +%s.%N
 # around the command.  Prints a Markdown table: seconds and ratios.
 #
-# Environment:
-#   BENCH_ONE      sizes of the one-subnet layout ("10000 20000 40000")
-#   BENCH_RFC      sizes of the /24 layout ("10000 20000 40000")
-#   BENCH_HOST     sizes of the /32 layout ("10000 20000 40000")
-#   BENCH_FILT     sizes of the filt layout ("10000 20000 40000")
-#   BENCH_PER      addresses per /24 subnet (250)
-#   BENCH_METHODS  the methods ("ip secfirst plain flag flagprim bulk", and
-#                  ipnew with BENCH_IP_PATCHED)
-#   BENCH_IP_PATCHED  path of an ip built with the companion patch
-#   BENCH_IP_MAX   skip the stock ip flush of the rfc and host layouts when
-#                  N is above this (40000: 167 s at 40000 in /24s under
-#                  TCG, four times that at 80000); in the one-subnet
-#                  layout it promotes N times and is always skipped above
-#                  BENCH_IP_ONE_MAX (2000: 44 s; over 10 min at 10000)
-#   BENCH_IP_FILT_MAX  skip stock ip's filtered flushes above this N
-#                  (40000)
-#   BENCH_HOST_ALL_MAX  in the /32 layout, above this N (40000) flagprim
-#                  stands for secfirst, plain and flag: every address is
-#                  a primary without secondaries, so all four send the
-#                  same N deletes (their times at and below it show it)
-# Pass them into the guest with VM_ENV="BENCH_ONE BENCH_RFC ...".  The
-# default run takes roughly half an hour under TCG: use VM_TIMEOUT=3600.
+# Environment (the knobs and their defaults: make help): BENCH_ONE,
+# BENCH_RFC, BENCH_HOST, BENCH_FILT (the sizes of each layout), BENCH_PER,
+# BENCH_METHODS, BENCH_IP_PATCHED, BENCH_IP_MAX and BENCH_IP_ONE_MAX (above
+# them stock ip is not run: its promotions make it slow), BENCH_IP_FILT_MAX,
+# BENCH_HOST_ALL_MAX (above it, in the /32 layout, flagprim stands for
+# secfirst, plain and flag: every address is a primary without
+# secondaries, so all four send the same N deletes, as their times at and
+# below it show).  scripts/bench/bench.sh passes them into the guest.
 #
 # Not -e: a flush that fails or leaves addresses is reported in the table
 # and the run goes on.

@@ -40,14 +40,11 @@
 # was not achieved and a real receiver would have dropped the rest).
 # Drops stay 0 here by construction: veth receives in the sender's context.
 #
-# Environment (guest):
-#   BENCH_NS       namespace counts ("1 50 236")
-#   BENCH_KINDS    socket kinds ("none ka p0")
-#   BENCH_KA_NS    namespace counts for Debian's keepalived ("1 50 236";
-#                  "" skips it)
-#   BENCH_RATES    offered broadcast ARPs per second ("700 5000")
-#   BENCH_EVENTS   ARPs per measurement into one namespace (500)
-#   BENCH_EVENTS_ALL  ARPs per measurement into all N namespaces (200)
+# Environment (guest; the knobs and their defaults: make help): BENCH_NS
+# (namespace counts), BENCH_KINDS (socket kinds), BENCH_KA_NS (namespace
+# counts for Debian's keepalived; "" skips it), BENCH_RATES (offered
+# broadcast ARPs per second), BENCH_EVENTS (ARPs per measurement into one
+# namespace), BENCH_EVENTS_ALL (into all N namespaces).
 # Not -e: a measurement that fails is reported in its table row, and the
 # namespaces are removed on the way out.
 set -uo pipefail

@@ -139,12 +139,8 @@ expect() {
 		ktap_result 1 "$variant: the series does not apply"
 		return 1
 	fi
-	# Built as mainline builds them: against the series tree's own uapi
-	# headers (installed into $CACHE/build-hdr, as check-static does),
-	# not those of the kernel under test.
-	if ! make -s -C "$SRC" O="$CACHE/build-hdr" headers_install ||
-	   ! make -s -C "$tdir" KDIR="$SRC" \
-		KHDR="$CACHE/build-hdr/usr/include" >/dev/null; then
+	# Built as mainline builds them (build_selftests_tree).
+	if ! build_selftests_tree "$tdir" >/dev/null; then
 		ktap_result 1 "$variant: the selftests do not build"
 		return 1
 	fi

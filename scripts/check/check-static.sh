@@ -78,12 +78,6 @@ done
 # with `git am` on the base plus the series whose patches its cover letter
 # names as prerequisite-patch-id (matched by `git patch-id --stable` of
 # the patch files), in a scratch worktree shared with `make patches`.
-declare -A owner=()
-for d in $(series_dirs); do
-	for p in $(series_patches "$d"); do
-		owner[$(git patch-id --stable <"$p" | cut -d' ' -f1)]=$d
-	done
-done
 wt=$CACHE/export-wt
 if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	rm -rf "$wt"
@@ -94,11 +88,7 @@ for d in $(series_dirs); do
 	c=$d/0000-cover-letter.patch
 	[ -f "$c" ] && ! grep -q -e '\*\*\* SUBJECT HERE' -e '\*\*\* BLURB HERE' "$c"
 	ktap_result $? "static: cover letter written ${d##*/}"
-	deps=()
-	while read -r id; do
-		deps+=("${owner[$id]:-unknown prerequisite $id}")
-	done < <(sed -n 's/^prerequisite-patch-id: //p' "$c" 2>/dev/null)
-	mapfile -t deps < <(printf '%s\n' "${deps[@]}" | sed '/^$/d' | sort -u)
+	mapfile -t deps < <(series_deps "$d")
 	rc=0
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
 	git -C "$wt" checkout -q -f --detach "$BASE_BRANCH" >"$tmp/alone" 2>&1 || rc=1
@@ -269,12 +259,10 @@ fi
 # before the 32-bit build and after it, so that neither build links the
 # other's objects.
 rc=0
-hdr=$CACHE/build-hdr
 mkdir -p "$tmp/m32"
-{ make -s -C "$SRC" O="$hdr" headers_install &&
-	make -s -C "$SRC/tools/net/ynl" clean &&
-	make -s -C "$TOP/selftests" KDIR="$SRC" KHDR="$hdr/usr/include" \
-		OUTPUT="$tmp/m32" CC="gcc -m32"; } >"$tmp/m32.log" 2>&1 || rc=1
+{ make -s -C "$SRC/tools/net/ynl" clean &&
+	build_selftests_tree "$TOP/selftests" OUTPUT="$tmp/m32" CC="gcc -m32"; } \
+	>"$tmp/m32.log" 2>&1 || rc=1
 make -s -C "$SRC/tools/net/ynl" clean >>"$tmp/m32.log" 2>&1 || rc=1
 ktap_result "$rc" "static: selftests build for 32-bit (gcc -m32, -Werror)" "$tmp/m32.log"
 
@@ -303,9 +291,13 @@ if [ -z "${KSRC:-}" ]; then
 fi
 
 # Every published table is what make results generates from a committed
-# run, and no table of figures cites no run.
+# run, and every number of the prose is generated, of a named class or
+# verified (scripts/check/figures.allow); its pending entries pass with a
+# warning, shown here.
 "$TOP/scripts/results.sh" --check >"$tmp/results" 2>&1
-ktap_result $? "static: published figures generated from committed runs (make results)" "$tmp/results"
+rc=$?
+ktap_result "$rc" "static: published figures generated from committed runs (make results)" "$tmp/results"
+[ "$rc" -ne 0 ] || sed -n 's/^WARNING: /# WARNING: /p' "$tmp/results"
 
 # Added entries must sit in order between their neighbours.
 sorted_added() {

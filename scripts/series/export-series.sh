@@ -44,16 +44,16 @@ trailer() {
 # letter's prerequisite-patch-id lines.
 if [ ! -d "$DEV" ]; then
 	git -C "$SRC" worktree add -q -b dev "$DEV" "$BASE_BRANCH"
-	declare -A owner=()
 	for d in $(series_dirs); do
 		name=${d##*/}
-		deps=()
-		while read -r id; do
-			[ -n "${owner[$id]:-}" ] || die "$name: prerequisite $id is in no earlier series"
-			deps+=("${owner[$id]}")
-		done < <(sed -n 's/^prerequisite-patch-id: //p' "$d/0000-cover-letter.patch")
+		mapfile -t deps < <(series_deps "$d")
+		for dep in "${deps[@]}"; do
+			case $dep in
+			unknown*) die "$name: $dep" ;;
+			esac
+		done
 		python3 - "$d/0000-cover-letter.patch" "$name" \
-			"$(printf '%s\n' "${deps[@]}" | sort -u)" >"$DEV/.cover" <<'EOF'
+			"$(printf '%s\n' "${deps[@]##*/}")" >"$DEV/.cover" <<'EOF'
 import re, sys
 
 text, name, deps = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3].split()
@@ -76,8 +76,6 @@ EOF
 		for p in $(series_patches "$d"); do
 			git -C "$DEV" -c core.hooksPath=/dev/null am -q -3 "$p" ||
 				die "patch does not apply: ${p#"$TOP"/}"
-			id=$(git -C "$DEV" show HEAD | git patch-id --stable | cut -d' ' -f1)
-			owner[$id]=$name
 		done
 	done
 	log "created $DEV (branch dev): $BASE_BRANCH + patches/; commit kernel changes there"
