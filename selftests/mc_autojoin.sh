@@ -103,7 +103,8 @@ nsim_add()
 	echo "$id 1" | ip netns exec "$ns" tee /sys/bus/netdevsim/new_device \
 		>/dev/null || return
 	defer nsim_del "$id"
-	dev=$(ip netns exec "$ns" ls "/sys/bus/netdevsim/devices/netdevsim$id/net")
+	dev=$(ip netns exec "$ns" \
+		ls "/sys/bus/netdevsim/devices/netdevsim$id/net")
 	[[ -n $dev ]] || return
 	ip -n "$ns" link set dev "$dev" name "$1" &&
 		ip -n "$ns" link set dev "$1" multicast on up
@@ -344,7 +345,9 @@ mtu()
 	local addr=$1; shift
 	local mtu=$1; shift
 	local kind=${1:-}
-	local name="ipv$v: MTU below the minimum ($mtu) and back${kind:+ (netdevsim)}"
+	local name="ipv$v: MTU below the minimum ($mtu) and back"
+
+	name+=${kind:+ (netdevsim)}
 
 	case_setup "$name" "$kind" || return
 	ip -n "$ns" -"$v" addr add "$addr" dev d0 autojoin
