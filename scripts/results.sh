@@ -46,12 +46,12 @@ FILT_RUN=20261204-141755-bench-flush.nSHZ
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
 	"filtered 2-net-next-ifa-flush/0000-cover-letter.patch"
-	"filtered 2-net-next-ifa-flush/0002-*.patch"
+	"filtered 2-net-next-ifa-flush/0003-*.patch"
 	"filtered iproute2/0003-*.patch"
 	"flush-cost 2-net-next-ifa-flush/0000-cover-letter.patch"
-	"flush-cost 2-net-next-ifa-flush/0003-*.patch"
-	"flag-vs-secfirst 2-net-next-ifa-flush/0002-*.patch"
-	"plain-vs-base 2-net-next-ifa-flush/0001-*.patch"
+	"flush-cost 2-net-next-ifa-flush/0004-*.patch"
+	"flag-vs-secfirst 2-net-next-ifa-flush/0003-*.patch"
+	"plain-vs-base 2-net-next-ifa-flush/0002-*.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
@@ -151,7 +151,7 @@ cite() {
 	done | fold -s -w 70 | sed 's/^/  /; s/ *$//'
 }
 
-# The cost of emptying a device by method, patch 2.3 and the cover letter.
+# The cost of emptying a device by method, patch 2.4 and the cover letter.
 fig_flush_cost() {
 	local r=$FLUSH_RUN row l n ip fp bulk
 	need "$r"
@@ -176,7 +176,7 @@ fig_flush_cost() {
 		"$(val "$r" host 80000 "bulk req")"
 }
 
-# IFA_F_FLUSH against deleting the secondaries first, patch 2.2.
+# IFA_F_FLUSH against deleting the secondaries first, patch 2.3.
 fig_flag_vs_secfirst() {
 	local r=$FLUSH_RUN row l n sec fp fl
 	need "$r"
@@ -201,7 +201,7 @@ fig_flag_vs_secfirst() {
 }
 
 # promote_secondaries=0 in dump order, base kernel against the series,
-# patch 2.1: two boots, so per-row ratios only.
+# patch 2.2: two boots, so per-row ratios only.
 fig_plain_vs_base() {
 	local b=$FLUSH_BASE_RUN s=$FLUSH_RUN row l n x y
 	need "$b"
