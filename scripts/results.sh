@@ -38,8 +38,8 @@ ALLOW=scripts/check/figures.allow
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261203-235356-bench-flush.rvZ1
 FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
-DEMUX_RUN=20261204-010443-bench-demux.HGuW
-RING_RUN=20261204-010844-bench-ring.xqq4
+DEMUX_RUN=20261204-173624-bench-demux.WTFY
+RING_RUN=20261204-173932-bench-ring.8zZj
 # The filtered flushes: stock ip against the iproute2 companion's ip.
 FILT_RUN=20261204-141755-bench-flush.nSHZ
 
