@@ -41,7 +41,7 @@ FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
 DEMUX_RUN=20261204-173624-bench-demux.WTFY
 RING_RUN=20261204-173932-bench-ring.8zZj
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261204-141755-bench-flush.nSHZ
+FILT_RUN=20261204-174208-bench-flush.EQlj
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
