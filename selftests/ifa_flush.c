@@ -257,7 +257,9 @@ static int link_create(struct ynl_sock *ys, const char *kind)
 	return ret ? -(int)(ys->err.code ?: EIO) : 0;
 }
 
-static int link_up(struct ynl_sock *ys, int ifindex)
+/* Set @flags (and clear nothing else) and, if not 0, @mtu on a link. */
+static int link_set(struct ynl_sock *ys, int ifindex, unsigned int flags,
+		    __u32 mtu)
 {
 	struct rt_link_newlink_req *req;
 	int ret;
@@ -266,23 +268,10 @@ static int link_up(struct ynl_sock *ys, int ifindex)
 	if (!req)
 		return -ENOMEM;
 	req->_hdr.ifi_index = ifindex;
-	req->_hdr.ifi_flags = IFF_UP;
-	req->_hdr.ifi_change = IFF_UP;
-	ret = rt_link_newlink(ys, req);
-	rt_link_newlink_req_free(req);
-	return ret ? -(int)(ys->err.code ?: EIO) : 0;
-}
-
-static int link_set_mtu(struct ynl_sock *ys, int ifindex, __u32 mtu)
-{
-	struct rt_link_newlink_req *req;
-	int ret;
-
-	req = rt_link_newlink_req_alloc();
-	if (!req)
-		return -ENOMEM;
-	req->_hdr.ifi_index = ifindex;
-	rt_link_newlink_req_set_mtu(req, mtu);
+	req->_hdr.ifi_flags = flags;
+	req->_hdr.ifi_change = flags;
+	if (mtu)
+		rt_link_newlink_req_set_mtu(req, mtu);
 	ret = rt_link_newlink(ys, req);
 	rt_link_newlink_req_free(req);
 	return ret ? -(int)(ys->err.code ?: EIO) : 0;
@@ -331,7 +320,7 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	snprintf(path, sizeof(path),
 		 "/proc/sys/net/ipv4/conf/%s/promote_secondaries", DEV);
 	ASSERT_EQ(0, write_file(path, promote ? "1" : "0"));
-	err = link_up(link, c->ifindex);
+	err = link_set(link, c->ifindex, IFF_UP, 0);
 	ASSERT_EQ(0, err) TH_LOG("link up: %s", link->err.msg);
 	ynl_sock_destroy(link);
 
@@ -995,7 +984,7 @@ TEST_F(requests, bulk_no_ipv4_config)
 
 	link = ynl_sock_create(&ynl_rt_link_family, &yerr);
 	ASSERT_TRUE(!!link) TH_LOG("rt-link: %s", yerr.msg);
-	err = link_set_mtu(link, self->c.ifindex, 67);
+	err = link_set(link, self->c.ifindex, 0, 67);
 	ynl_sock_destroy(link);
 	ASSERT_EQ(0, err) TH_LOG("MTU 67: %s", strerror(-err));
 	/* the notifications of the MTU change */
