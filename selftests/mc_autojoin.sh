@@ -94,25 +94,19 @@ dev_add()
 		ip -n "$ns" link set dev "$name" multicast on up
 }
 
-# nsim_add NAME: a netdevsim device in $ns, renamed NAME, multicast, up.
-# Deleted before $ns (a netdevsim device outlives its netns).
+# nsim_add NAME: a netdevsim device in $ns (lib.sh's create_netdevsim),
+# renamed NAME, multicast, up; deleted before $ns (a netdevsim device
+# outlives its netns).
 nsim_add()
 {
 	local id=$((NSIM_ID++)) dev
 
-	echo "$id 1" | ip netns exec "$ns" tee /sys/bus/netdevsim/new_device \
-		>/dev/null || return
-	defer nsim_del "$id"
-	dev=$(ip netns exec "$ns" \
-		ls "/sys/bus/netdevsim/devices/netdevsim$id/net")
-	[[ -n $dev ]] || return
-	ip -n "$ns" link set dev "$dev" name "$1" &&
+	dev=$(create_netdevsim "$id" "$ns" 2>/dev/null) || return
+	defer cleanup_netdevsim "$id"
+	[[ -n $dev ]] &&
+		ip -n "$ns" link set dev "$dev" down &&
+		ip -n "$ns" link set dev "$dev" name "$1" &&
 		ip -n "$ns" link set dev "$1" multicast on up
-}
-
-nsim_del()
-{
-	echo "$1" >/sys/bus/netdevsim/del_device
 }
 
 # setup [KIND]: namespace $ns with d0, a dummy device or (KIND nsim) a

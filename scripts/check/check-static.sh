@@ -25,7 +25,6 @@ set -uo pipefail
 
 need_pkgs "${PKGS_CHECK[@]}"
 KTAP_FILE=${STATIC_KTAP:-$CACHE/static.ktap}
-NETDIR=tools/testing/selftests/net
 : >"$KTAP_FILE"
 
 tmp=$(mktemp -d)
