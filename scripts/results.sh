@@ -37,7 +37,7 @@ ALLOW=scripts/check/figures.allow
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261204-191726-bench-flush.tVQv
-FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
+FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
 DEMUX_RUN=20261204-173624-bench-demux.WTFY
 RING_RUN=20261204-173932-bench-ring.8zZj
 # The filtered flushes: stock ip against the iproute2 companion's ip.
