@@ -36,22 +36,22 @@ ALLOW=scripts/check/figures.allow
 
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
-FLUSH_RUN=20261203-235356-bench-flush.rvZ1
-FLUSH_BASE_RUN=20261203-225822-bench-flush.kr1r
-DEMUX_RUN=20261204-010443-bench-demux.HGuW
-RING_RUN=20261204-010844-bench-ring.xqq4
+FLUSH_RUN=20261204-191726-bench-flush.tVQv
+FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
+DEMUX_RUN=20261204-173624-bench-demux.WTFY
+RING_RUN=20261204-173932-bench-ring.8zZj
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261204-141755-bench-flush.nSHZ
+FILT_RUN=20261204-174208-bench-flush.EQlj
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
 	"filtered 2-net-next-ifa-flush/0000-cover-letter.patch"
-	"filtered 2-net-next-ifa-flush/0002-*.patch"
+	"filtered 2-net-next-ifa-flush/0003-*.patch"
 	"filtered iproute2/0003-*.patch"
 	"flush-cost 2-net-next-ifa-flush/0000-cover-letter.patch"
-	"flush-cost 2-net-next-ifa-flush/0003-*.patch"
-	"flag-vs-secfirst 2-net-next-ifa-flush/0002-*.patch"
-	"plain-vs-base 2-net-next-ifa-flush/0001-*.patch"
+	"flush-cost 2-net-next-ifa-flush/0004-*.patch"
+	"flag-vs-secfirst 2-net-next-ifa-flush/0003-*.patch"
+	"plain-vs-base 2-net-next-ifa-flush/0002-*.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
@@ -151,7 +151,7 @@ cite() {
 	done | fold -s -w 70 | sed 's/^/  /; s/ *$//'
 }
 
-# The cost of emptying a device by method, patch 2.3 and the cover letter.
+# The cost of emptying a device by method, patch 2.4 and the cover letter.
 fig_flush_cost() {
 	local r=$FLUSH_RUN row l n ip fp bulk
 	need "$r"
@@ -176,7 +176,7 @@ fig_flush_cost() {
 		"$(val "$r" host 80000 "bulk req")"
 }
 
-# IFA_F_FLUSH against deleting the secondaries first, patch 2.2.
+# IFA_F_FLUSH against deleting the secondaries first, patch 2.3.
 fig_flag_vs_secfirst() {
 	local r=$FLUSH_RUN row l n sec fp fl
 	need "$r"
@@ -201,7 +201,7 @@ fig_flag_vs_secfirst() {
 }
 
 # promote_secondaries=0 in dump order, base kernel against the series,
-# patch 2.1: two boots, so per-row ratios only.
+# patch 2.2: two boots, so per-row ratios only.
 fig_plain_vs_base() {
 	local b=$FLUSH_BASE_RUN s=$FLUSH_RUN row l n x y
 	need "$b"

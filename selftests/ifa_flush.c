@@ -257,7 +257,9 @@ static int link_create(struct ynl_sock *ys, const char *kind)
 	return ret ? -(int)(ys->err.code ?: EIO) : 0;
 }
 
-static int link_up(struct ynl_sock *ys, int ifindex)
+/* Set @flags (and clear nothing else) and, if not 0, @mtu on a link. */
+static int link_set(struct ynl_sock *ys, int ifindex, unsigned int flags,
+		    __u32 mtu)
 {
 	struct rt_link_newlink_req *req;
 	int ret;
@@ -266,8 +268,10 @@ static int link_up(struct ynl_sock *ys, int ifindex)
 	if (!req)
 		return -ENOMEM;
 	req->_hdr.ifi_index = ifindex;
-	req->_hdr.ifi_flags = IFF_UP;
-	req->_hdr.ifi_change = IFF_UP;
+	req->_hdr.ifi_flags = flags;
+	req->_hdr.ifi_change = flags;
+	if (mtu)
+		rt_link_newlink_req_set_mtu(req, mtu);
 	ret = rt_link_newlink(ys, req);
 	rt_link_newlink_req_free(req);
 	return ret ? -(int)(ys->err.code ?: EIO) : 0;
@@ -316,7 +320,7 @@ static void ctx_setup(struct __test_metadata *_metadata, struct ctx *c,
 	snprintf(path, sizeof(path),
 		 "/proc/sys/net/ipv4/conf/%s/promote_secondaries", DEV);
 	ASSERT_EQ(0, write_file(path, promote ? "1" : "0"));
-	err = link_up(link, c->ifindex);
+	err = link_set(link, c->ifindex, IFF_UP, 0);
 	ASSERT_EQ(0, err) TH_LOG("link up: %s", link->err.msg);
 	ynl_sock_destroy(link);
 
@@ -930,11 +934,14 @@ TEST_F(requests, bulk_all)
 	expect_events(_metadata, &s, AF_INET, del, NULL);
 }
 
-/* No filter is defined: an attribute is refused, and named as the fault. */
+/*
+ * No filter is defined: an attribute is refused (strict parsing, a policy
+ * without any), and named as the fault.
+ */
 TEST_F(requests, bulk_attr_einval)
 {
 	bulk_einval(_metadata, &self->c, self->c.ifindex, 0, "10.1.0.1",
-		    "ipv4: Bulk delete does not support attributes");
+		    "Unsupported attribute");
 }
 
 TEST_F(requests, bulk_header_einval)
@@ -949,18 +956,47 @@ TEST_F(requests, bulk_no_dev_einval)
 		    "ipv4: Bulk delete needs a device");
 }
 
-/* IPv6 has no bulk delete: the generic refusal, nothing deleted. */
-TEST_F(requests, bulk_ipv6_unsupported)
+/*
+ * A bulk delete of IPv6 addresses, whether the kernel has one or not,
+ * leaves the IPv4 addresses alone.
+ */
+TEST_F(requests, bulk_ipv6_keeps_ipv4)
 {
+	struct snap s;
+
+	bulk_req(&self->c, AF_INET6, self->c.ifindex, 0, NULL);
+	snap_take(_metadata, &self->c, &s, AF_INET);
+	expect_layout(_metadata, &s, untouched);
+	expect_events(_metadata, &s, AF_INET, NULL, NULL);
+}
+
+/*
+ * An MTU below 68 takes the device's IPv4 configuration away, and its
+ * addresses with it: a bulk delete then finds nothing to delete, which is
+ * not an error (as for a flush that finds nothing).
+ */
+TEST_F(requests, bulk_no_ipv4_config)
+{
+	struct ynl_error yerr;
+	struct ynl_sock *link;
 	struct snap s;
 	int err;
 
-	err = bulk_req(&self->c, AF_INET6, self->c.ifindex, 0, NULL);
-	EXPECT_EQ(-EOPNOTSUPP, err);
-	EXPECT_TRUE(!!strstr(self->c.addr->err.msg, BULK_NOTSUPP))
-		TH_LOG("extack: %s", self->c.addr->err.msg);
+	link = ynl_sock_create(&ynl_rt_link_family, &yerr);
+	ASSERT_TRUE(!!link) TH_LOG("rt-link: %s", yerr.msg);
+	err = link_set(link, self->c.ifindex, 0, 67);
+	ynl_sock_destroy(link);
+	ASSERT_EQ(0, err) TH_LOG("MTU 67: %s", strerror(-err));
+	/* the notifications of the MTU change */
 	snap_take(_metadata, &self->c, &s, AF_INET);
-	expect_layout(_metadata, &s, untouched);
+	ASSERT_EQ(0, s.addrs.n) TH_LOG("%d addresses left", s.addrs.n);
+
+	err = bulk_req(&self->c, AF_INET, self->c.ifindex, 0, NULL);
+	if (err == -EOPNOTSUPP && strstr(self->c.addr->err.msg, BULK_NOTSUPP))
+		SKIP(return, "kernel without bulk RTM_DELADDR");
+	EXPECT_EQ(0, err) TH_LOG("bulk delete: %s", self->c.addr->err.msg);
+	snap_take(_metadata, &self->c, &s, AF_INET);
+	EXPECT_EQ(0, s.ev.n) TH_LOG("%d notifications", s.ev.n);
 }
 
 TEST_HARNESS_MAIN

@@ -63,8 +63,8 @@ plant() {
 C2=patches/2-net-next-ifa-flush/0000-cover-letter.patch
 C3=patches/3-net-next-packet-ring/0000-cover-letter.patch
 P11=$(cd "$scratch/pristine" && echo patches/1-net-autojoin/0001-*.patch)
-P23=$(cd "$scratch/pristine" && echo patches/2-net-next-ifa-flush/0003-*.patch)
-P25=$(cd "$scratch/pristine" && echo patches/2-net-next-ifa-flush/0005-*.patch)
+P23=$(cd "$scratch/pristine" && echo patches/2-net-next-ifa-flush/0004-*.patch)
+P25=$(cd "$scratch/pristine" && echo patches/2-net-next-ifa-flush/0006-*.patch)
 R=Documentation/results.md
 
 # The plants of issue 33, item 1.
