@@ -20,7 +20,9 @@
 #     cannot carry markers; the check finds the figure's text in it).
 # It fails (exit 1) when a generated text differs from what is in the
 # tree, when a run cited lacks its files, when a run of the series kernel
-# measured other kernel code than patches/ holds (same_code), and when a
+# measured other kernel code than patches/ holds (same_code), when a run
+# was built from other config fragments or driven by other helpers than
+# this tree's, or from a tree with local changes (same_inputs), and when a
 # number in the prose of a patch's message or cover letter, README.md or
 # Documentation/*.md is neither in a generated figure nor in a named
 # class of numbers that need no run nor in an entry of ALLOW that it
@@ -771,6 +773,34 @@ same_code() {
 	fi
 }
 
+# What else a run's figures depend on: the kernel config fragments its
+# kernel was built with (scripts/loop/build.sh, scripts/bench/bench.sh)
+# and the benchmark helpers' sources.  The drivers (bench-*.sh) are left
+# out: their comments and reports change without changing a figure.
+MEASURE_INPUTS=(scripts/vm/vm.config selftests/config scripts/bench/bench.config
+	'scripts/bench/*.c')
+
+# same_inputs RUN: fail unless the run was measured from a clean tree
+# (bench.sh marks a meta whose patches/ or scripts/ had local changes)
+# whose MEASURE_INPUTS are those of this tree.
+same_inputs() {
+	local rev
+	need "$1"
+	rev=$(meta "$1" repository)
+	if [[ $rev == *modified* ]]; then
+		echo "run $1 was measured from a tree with local changes: $rev"
+		return 1
+	fi
+	git -C "$TOP" cat-file -e "$rev^{commit}" 2>/dev/null ||
+		die "run $1: commit $rev is not in this repository"
+	if ! git -C "$TOP" diff --quiet "$rev" -- "${MEASURE_INPUTS[@]}"; then
+		echo "run $1 was built or driven by other config fragments or helpers than this tree's:"
+		git -C "$TOP" diff --stat "$rev" -- "${MEASURE_INPUTS[@]}" | sed 's/^/ /'
+		echo "  (re-run the benchmark, commit its run, set its id in scripts/results.sh)"
+		return 1
+	fi
+}
+
 rc=0
 check=
 case ${1:-} in
@@ -793,6 +823,9 @@ for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
 [ -z "$FILT_RUN" ] || same_code "$FILT_RUN" ip || rc=1
+for r in "$FLUSH_RUN" "$FLUSH_BASE_RUN" "$DEMUX_RUN" "$RING_RUN" "$FILT_RUN"; do
+	[ -z "$r" ] || same_inputs "$r" || rc=1
+done
 
 for f in "${MARKDOWN[@]}"; do
 	regen "$f" >"$tmp/new" || exit 1
