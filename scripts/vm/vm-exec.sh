@@ -95,7 +95,10 @@ done
 # ICOUNT=1: QEMU's instruction counting, `-icount shift=0,sleep=off`: the
 # guest clock advances 1 ns per guest instruction executed (and jumps over
 # idle time), so a time measured in the guest is a count of instructions,
-# whatever else the host runs.  It implies TCG and one host thread for all
+# whatever else the host runs, unless the guest waits for the host: a page
+# or a program read over the 9p root is idle time the clock jumps over, by
+# more the busier the host is, so a benchmark times nothing that reads it
+# (scripts/bench/bench-flush.sh: tmpfs copies).  It implies TCG and one host thread for all
 # vCPUs (they take turns), so it measures work, not parallel speed; cache
 # and memory effects of real hardware are not modelled.  The benchmarks use
 # it by default (scripts/bench/bench.sh).
