@@ -43,7 +43,7 @@ FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
 DEMUX_RUN=20261204-173624-bench-demux.WTFY
 RING_RUN=20261204-173932-bench-ring.8zZj
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261204-174208-bench-flush.EQlj
+FILT_RUN=20261204-203816-bench-flush.LpFR
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
