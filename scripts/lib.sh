@@ -325,21 +325,38 @@ new_run() {
 
 # build_helper DIR/NAME.c [CFLAGS...]: the helper program NAME (a
 # benchmark's load generator or flusher) built on the host into
-# $CACHE/helpers/NAME when missing or older than its source, path on
-# stdout.  Never in the source tree.  In the guest (read-only root) the
-# same call finds the binary the host built before the boot, or fails.
+# $CACHE/helpers/NAME when missing, older than its source or built with
+# other CFLAGS (kept in NAME.cflags), path on stdout.  Never in the source
+# tree.  In the guest (read-only root) the same call finds the binary the
+# host built before the boot, or fails.  Benchmarks build them -static and
+# run them through stage_helper.
 build_helper() {
 	local src=$1 bin
 	shift
 	bin=$CACHE/helpers/$(basename "$src" .c)
-	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ] ||
+	   [ "$(cat "$bin.cflags" 2>/dev/null)" != "$*" ]; then
 		if ! { mkdir -p "$CACHE/helpers" &&
 			"${CC:-cc}" -O2 -Wall -Wextra -Werror "$@" -o "$bin.tmp" "$src" &&
+			echo "$*" >"$bin.cflags" &&
 			mv -f "$bin.tmp" "$bin"; }; then
 			die "cannot build $bin from $src"
 		fi
 	fi
 	echo "$bin"
+}
+
+# stage_helper BIN: a copy of BIN in the guest's /tmp (tmpfs), path on
+# stdout.  Under instruction counting the guest clock runs on while the
+# guest waits for the host, and a binary run from the 9p root pages in
+# over it (scripts/vm/vm-exec.sh): a benchmark times only binaries that
+# are static and in tmpfs.
+stage_helper() {
+	local dst=/tmp/${1##*/}
+
+	cp "$1" "$dst.tmp" && mv -f "$dst.tmp" "$dst" ||
+		die "cannot copy $1 to /tmp"
+	echo "$dst"
 }
 
 # The one KTAP emitter of our checks (static, bisect, w1, mutants, diff):

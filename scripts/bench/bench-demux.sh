@@ -37,7 +37,7 @@ set -uo pipefail
 . "$(dirname "$0")/../lib.sh"
 REPS=5
 SECS=1
-BIN=$(build_helper "$TOP/scripts/bench/edmx_bench.c") || exit
+BIN=$(build_helper "$TOP/scripts/bench/edmx_bench.c" -static) || exit
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -50,6 +50,7 @@ while [ $# -gt 0 ]; do
 done
 
 [ "$(id -u)" -eq 0 ] || { echo "need root" >&2; exit 4; }
+BIN=$(stage_helper "$BIN") || exit
 
 SUFFIX=$(mktemp -u XXXXXX)
 SRCNS=bsrc-$SUFFIX RTR=brtr-$SUFFIX DST=bdst-$SUFFIX

@@ -390,8 +390,7 @@ if [[ -z ${BENCH_NS:-} ]]; then
 	BENCH_NS=$NS ip netns exec "$NS" "$0" "$@"
 	exit
 fi
-cp "$FLUSHER" /tmp/flush_bench || die "cannot copy $FLUSHER to /tmp"
-FLUSHER=/tmp/flush_bench
+FLUSHER=$(stage_helper "$FLUSHER") || exit
 mapfile -t IP_STOCK < <(stage "$(command -v ip)" ip-stock)
 [[ ${#IP_STOCK[@]} -gt 0 ]] || die "cannot copy ip to /tmp"
 IP_PATCHED=()

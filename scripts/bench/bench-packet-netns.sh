@@ -50,7 +50,7 @@
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$(readlink -f "$0")")/../lib.sh"
-BIN=$(build_helper "$TOP/scripts/bench/pnetns_bench.c") || exit
+BIN=$(build_helper "$TOP/scripts/bench/pnetns_bench.c" -static) || exit
 OLD=$CACHE/old-6.12
 OLD_PKG_RE='^linux-source-6\.12$'
 OLD_SUITES=bookworm-security
@@ -103,6 +103,7 @@ esac
 
 # ---- inside the VM ----
 [ "$(id -u)" -eq 0 ] || { echo "need root" >&2; exit 4; }
+BIN=$(stage_helper "$BIN") || exit
 
 NS_LIST=${BENCH_NS:-"1 50 236"}
 KINDS=${BENCH_KINDS:-"none ka p0"}

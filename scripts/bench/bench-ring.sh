@@ -9,8 +9,9 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
-bin=$(build_helper "$TOP/scripts/bench/ring_bench.c")
+bin=$(build_helper "$TOP/scripts/bench/ring_bench.c" -static)
 [ "${1:-}" != --build ] || exit 0
+bin=$(stage_helper "$bin")
 
 ns=ring-bench-$$
 ip netns add "$ns"

@@ -98,7 +98,7 @@ done
 # whatever else the host runs, unless the guest waits for the host: a page
 # or a program read over the 9p root is idle time the clock jumps over, by
 # more the busier the host is, so a benchmark times nothing that reads it
-# (scripts/bench/bench-flush.sh: tmpfs copies).  It implies TCG and one host thread for all
+# (lib.sh stage_helper, bench-flush.sh stage: tmpfs copies).  It implies TCG and one host thread for all
 # vCPUs (they take turns), so it measures work, not parallel speed; cache
 # and memory effects of real hardware are not modelled.  The benchmarks use
 # it by default (scripts/bench/bench.sh).
