@@ -80,12 +80,14 @@ build()
 
 # The older kernel: Debian's newest linux-source-6.12, fetched and built
 # like the base (scripts/loop/fetch-base.sh, scripts/loop/build.sh) in its own cache
-# directory, ccache shared.
+# directory, ccache shared, with the benchmark kernels' config (bench.sh
+# sets EXTRA_CONFIG to it; called alone, this does).
 old_kernel()
 {
 	CACHE=$OLD CCACHE_DIR=$CCACHE_DIR BASE_PKG_RE=$OLD_PKG_RE \
 		BASE_SUITES=$OLD_SUITES "$TOP/scripts/loop/fetch-base.sh" &&
 	CACHE=$OLD BUILD=$OLD/build CCACHE_DIR=$CCACHE_DIR VERIFY_CONFIG=warn \
+		EXTRA_CONFIG=${EXTRA_CONFIG:-$TOP/scripts/bench/bench.config} \
 		"$TOP/scripts/loop/build.sh" || return
 	local opt
 	for opt in PACKET VETH NET_NS FUNCTION_PROFILER DYNAMIC_FTRACE; do
