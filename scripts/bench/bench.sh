@@ -51,6 +51,9 @@ write_meta() {
 		echo "patches: $(git -C "$TOP" rev-parse HEAD:patches)"
 		if [ "$kernel" = "$(kernel_image "$BUILD")" ]; then
 			echo "kernel-tree: $(git -C "$SRC" rev-parse HEAD)"
+		else
+			# another cache's kernel (bench-packet-netns: 6.12)
+			echo "kernel-base: $(cat "${kernel%/build/*}/base-version")"
 		fi
 		echo "kernel-image: $kernel $(sha256sum <"$kernel" | cut -c1-16)"
 		echo "kernel-config: $(sha256sum <"${kernel%/arch/*}/.config" | cut -c1-16)"
