@@ -44,6 +44,10 @@ DEMUX_RUN=20261204-173624-bench-demux.WTFY
 RING_RUN=20261204-173932-bench-ring.8zZj
 # The filtered flushes: stock ip against the iproute2 companion's ip.
 FILT_RUN=20261204-203816-bench-flush.LpFR
+# The keepalived case: the series kernel, then Debian's 6.12 (one
+# make bench-packet-netns, two boots).
+PNETNS_RUN=
+PNETNS_OLD_RUN=
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -247,6 +251,10 @@ fig_filtered() {
 measured() {
 	local rev
 	rev=$(meta "$1" repository | cut -c1-12)
+	if [ -n "$(meta "$1" kernel-base)" ]; then
+		echo "$(meta "$1" kernel-base | sed 's/ [^ ]*$//') with the same config fragments, no patch; scripts of commit $rev"
+		return
+	fi
 	case $(meta "$1" command) in
 	*'BENCH_KERNEL="base"'*) echo "the base kernel, no patch; scripts of commit $rev" ;;
 	*) echo "the series as in patches/ of commit $rev" ;;
@@ -299,6 +307,17 @@ fig_md_filtered() {
 	sed -n '/^Filtered flushes /,$p' "$RUNS/$FILT_RUN/output"
 }
 fig_md_flush_series() { fig_md_flush "$FLUSH_RUN" noip; }
+
+# A bench-packet-netns run: its table as printed, its notes ("# " lines)
+# in a code block after it.
+fig_md_pnetns() {
+	run_header "$1"
+	grep '^|' "$RUNS/$1/output"
+	echo
+	echo '```'
+	sed -n 's/^# //p' "$RUNS/$1/output"
+	echo '```'
+}
 fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
 
 # The Markdown (code block) and plain figures, by name.
@@ -311,6 +330,8 @@ figure() {
 	md-flush-filtered) fig_md_filtered ;;
 	md-demux) fig_md_raw "$DEMUX_RUN" ;;
 	md-ring) fig_md_raw "$RING_RUN" ;;
+	md-packet-netns) fig_md_pnetns "$PNETNS_RUN" ;;
+	md-packet-netns-old) fig_md_pnetns "$PNETNS_OLD_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
 	md-flush-base) fig_md_flush_base ;;
 	*) die "no figure $1" ;;
@@ -819,11 +840,12 @@ cd "$TOP"
 
 # The runs of the series kernel measured the code as posted (the filtered
 # flush run, the iproute2 companion's too).
-for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN"; do
+for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
 [ -z "$FILT_RUN" ] || same_code "$FILT_RUN" ip || rc=1
-for r in "$FLUSH_RUN" "$FLUSH_BASE_RUN" "$DEMUX_RUN" "$RING_RUN" "$FILT_RUN"; do
+for r in "$FLUSH_RUN" "$FLUSH_BASE_RUN" "$DEMUX_RUN" "$RING_RUN" "$FILT_RUN" \
+	"$PNETNS_RUN" "$PNETNS_OLD_RUN"; do
 	[ -z "$r" ] || same_inputs "$r" || rc=1
 done
 
