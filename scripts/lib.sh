@@ -354,8 +354,9 @@ build_helper() {
 stage_helper() {
 	local dst=/tmp/${1##*/}
 
-	cp "$1" "$dst.tmp" && mv -f "$dst.tmp" "$dst" ||
+	if ! { cp "$1" "$dst.tmp" && mv -f "$dst.tmp" "$dst"; }; then
 		die "cannot copy $1 to /tmp"
+	fi
 	echo "$dst"
 }
 
