@@ -77,8 +77,8 @@ plant "$P25" '"228 routes" added' 's/the same addresses and routes (all tables/t
 plant "$P23" '"~20,000" added' 's/^whole device; cond_resched()/whole device (~20,000 addresses a second); cond_resched()/'
 plant README.md '"612.5 s" added' 's/(idempotent), print every step/(idempotent; a cold run takes 612.5 s), print every step/'
 plant "$P25" '"about 9 s" added' 's/say how long each runs under/say (about 9 s) how long each runs under/'
-plant "$R" '"2,506 states" added' 's/^No run of check-diff, of/check-diff compared 2,506 states.  No run of check-diff, of/'
-plant "$R" '"7 passed" added' 's/^No run of check-diff, of/check-debug: 7 passed.  No run of check-diff, of/'
+plant "$R" '"2,506 states" added' 's/^The check targets pass or fail;/check-diff compared 2,506 states.  The check targets pass or fail;/'
+plant "$R" '"7 passed" added' 's/^The check targets pass or fail;/check-debug: 7 passed.  The check targets pass or fail;/'
 # Numbers in code spans.
 # shellcheck disable=SC2016 # backquotes, not an expansion
 plant "$R" 'a number in a code span: `BENCH_IP_FILT_MAX=40000`' 's/above `BENCH_IP_FILT_MAX` ("-")/above `BENCH_IP_FILT_MAX=40000`/'
