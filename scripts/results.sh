@@ -308,6 +308,47 @@ fig_md_filtered() {
 }
 fig_md_flush_series() { fig_md_flush "$FLUSH_RUN" noip; }
 
+# pn RUN N KIND INTO COLUMN: a cell of a bench-packet-netns run's table,
+# from the first row (the first rate) of that case; "" if missing.
+pn() {
+	awk -F'|' -v n="$2" -v k="$3" -v t="$4" -v c="$5" '
+		function trim(x) { gsub(/^ +| +$/, "", x); return x }
+		/^\| kernel \|/ { for (i = 2; i < NF; i++) col[trim($i)] = i; next }
+		col[c] && trim($3) == n && trim($4) == k && trim($5) == t {
+			print trim($col[c]); exit }' "$RUNS/$1/output"
+}
+
+# The keepalived case, series 3's cover letter: packet_rcv() calls per ARP
+# on both kernels (exact counts, so two boots compare), and what the
+# socket costs per ARP on the series kernel.
+fig_packet_netns() {
+	local n t o s
+	need "$PNETNS_RUN"
+	need "$PNETNS_OLD_RUN"
+	echo "  packet_rcv() calls per broadcast ARP, with keepalived (one VRRP"
+	echo "  instance, its ETH_P_ARP socket) in each of N namespaces:"
+	echo
+	printf '  %-28s %8s %10s\n' "N namespaces, ARP into" "6.12" "this tree"
+	for n in 1 50 236; do
+		for t in one all; do
+			[ "$n" != 1 ] || [ "$t" = one ] || continue
+			o=$(pn "$PNETNS_OLD_RUN" "$n" kad "$t" "packet_rcv per ARP")
+			s=$(pn "$PNETNS_RUN" "$n" kad "$t" "packet_rcv per ARP")
+			if [ -z "$o" ] || [ -z "$s" ]; then continue; fi
+			printf '  %-28s %8s %10s\n' "$n, $t" \
+				"$(printf '%.0f' "$o" | sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta')" \
+				"$(printf '%.0f' "$s")"
+		done
+	done
+	echo
+	n=236
+	printf '  guest instructions per ARP into one of %s namespaces, this tree:\n' "$n"
+	printf '  no packet socket %s, keepalived %s, a protocol-0 socket instead %s\n' \
+		"$(pn "$PNETNS_RUN" "$n" none one "instr per ARP")" \
+		"$(pn "$PNETNS_RUN" "$n" kad one "instr per ARP")" \
+		"$(pn "$PNETNS_RUN" "$n" p0 one "instr per ARP")"
+}
+
 # A bench-packet-netns run: its table as printed, its notes ("# " lines)
 # in a code block after it.
 fig_md_pnetns() {
@@ -330,6 +371,7 @@ figure() {
 	md-flush-filtered) fig_md_filtered ;;
 	md-demux) fig_md_raw "$DEMUX_RUN" ;;
 	md-ring) fig_md_raw "$RING_RUN" ;;
+	packet-netns) fig_packet_netns ;;
 	md-packet-netns) fig_md_pnetns "$PNETNS_RUN" ;;
 	md-packet-netns-old) fig_md_pnetns "$PNETNS_OLD_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
@@ -344,6 +386,7 @@ fig_runs() {
 	flush-cost | flag-vs-secfirst) echo "$FLUSH_RUN" ;;
 	plain-vs-base) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
+	packet-netns) echo "6.12:$PNETNS_OLD_RUN series:$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
 	esac
 }
