@@ -46,8 +46,8 @@ RING_RUN=20261204-173932-bench-ring.8zZj
 FILT_RUN=20261204-203816-bench-flush.LpFR
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
-PNETNS_RUN=
-PNETNS_OLD_RUN=
+PNETNS_RUN=20261204-221918-bench-packet-netns.d2DC
+PNETNS_OLD_RUN=20261204-222225-bench-packet-netns.7jEq
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -58,6 +58,7 @@ FIGURES_IN=(
 	"flush-cost 2-net-next-ifa-flush/0004-*.patch"
 	"flag-vs-secfirst 2-net-next-ifa-flush/0003-*.patch"
 	"plain-vs-base 2-net-next-ifa-flush/0002-*.patch"
+	"packet-netns 3-net-next-packet-ring/0000-cover-letter.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
