@@ -26,7 +26,8 @@
 # median, min and max of the ratios.  With ICOUNT=1 (QEMU instruction
 # counting, scripts/vm/vm-exec.sh) a guest second is 10^9 guest instructions,
 # so 10^9 / rate is the instructions per packet or transaction; then the
-# report also gives that for A and B, their difference, and for the fwd
+# report also gives that for A and B, the median of the repetitions'
+# differences B - A (paired) and each repetition's, and for the fwd
 # cases the difference as a share of the router's own instructions per
 # packet (fwd minus direct).
 #
@@ -155,9 +156,11 @@ field()
 }
 
 # report NAME UNIT "A" "B" [BASE_RATE]: reads "rateA rateB" lines.  With
-# ICOUNT=1 also instructions per unit; with BASE_RATE (the direct case's
-# median rate) the B - A difference as a share of the instructions above
-# that base.
+# ICOUNT=1 also instructions per unit, paired per repetition: B - A is the
+# median of the repetitions' differences (not the difference of two
+# medians, which can come from different repetitions), each repetition's
+# difference listed; with BASE_RATE (the direct case's median rate) the
+# median B - A as a share of the instructions above that base.
 report()
 {
 	awk -v name="$1" -v unit="$2" -v a="$3" -v b="$4" -v base="${5:-}" \
@@ -173,6 +176,10 @@ report()
 		n++; z[n] = $1; o[n] = $2; q[n] = $1 > 0 ? $2 / $1 : 0
 		if (n == 1 || q[n] < min) min = q[n]
 		if (n == 1 || q[n] > max) max = q[n]
+		if ($1 > 0 && $2 > 0) {
+			m++; ia[m] = 1e9 / $1; ib[m] = 1e9 / $2
+			d[m] = ib[m] - ia[m]; reps = reps sprintf(" %+.0f", d[m])
+		}
 	}
 	END {
 		if (!n) { printf "%-8s no data\n", name; exit 1 }
@@ -182,17 +189,16 @@ report()
 		       "(spread %+.2f%% %+.2f%%, n=%d)\n",
 		       name, a, ma, unit, b, mb, unit, mq, min, max,
 		       (min / mq - 1) * 100, (max / mq - 1) * 100, n
-		if (icount != 1 || ma <= 0 || mb <= 0)
+		if (icount != 1 || m != n)
 			exit
-		ia = 1e9 / ma; ib = 1e9 / mb
+		mia = median(ia, m); mib = median(ib, m); md = median(d, m)
 		printf "%-8s instructions per %s: A %.0f  B %.0f  B - A %+.0f",
 		       name, unit == "pps" ? "packet" : "transaction",
-		       ia, ib, ib - ia
-		if (base > 0 && ia > 1e9 / base)
+		       mia, mib, md
+		if (base > 0 && mia > 1e9 / base)
 			printf "  (%+.1f%% of the router'"'"'s %.0f)",
-			       (ib - ia) / (ia - 1e9 / base) * 100,
-			       ia - 1e9 / base
-		printf "\n"
+			       md / (mia - 1e9 / base) * 100, mia - 1e9 / base
+		printf "\n%-8s B - A per repetition:%s\n", name, reps
 	}'
 }
 
