@@ -40,7 +40,7 @@ ALLOW=scripts/check/figures.allow
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261204-191726-bench-flush.tVQv
 FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
-DEMUX_RUN=20261204-222556-bench-demux.RgSs
+DEMUX_RUN=20261204-223210-bench-demux.UU6G
 RING_RUN=20261204-222847-bench-ring.VrDk
 # The filtered flushes: stock ip against the iproute2 companion's ip.
 FILT_RUN=20261204-203816-bench-flush.LpFR
