@@ -84,8 +84,9 @@ meta() {
 }
 
 # cell RUN HEADER COLUMN KEY...: a cell of a Markdown table that a
-# bench-flush run printed ("" if "-"): the table whose header row starts
-# "| HEADER |", its row whose first cells are KEY..., its column COLUMN.
+# benchmark run printed ("" if "-"): the table whose header row starts
+# "| HEADER |", its first row whose first cells are KEY... ("*": any),
+# its column COLUMN.
 cell() {
 	local r=$1 hdr=$2 c=$3
 	shift 3
@@ -101,7 +102,7 @@ cell() {
 		}
 		col[c] {
 			for (j = 1; j <= nk; j++)
-				if ($(j + 1) != " " k[j] " ")
+				if (k[j] != "*" && $(j + 1) != " " k[j] " ")
 					next
 			v = $col[c]
 			gsub(/ /, "", v)
@@ -136,10 +137,15 @@ grew() {
 	growth "$(val "$1" "$2" "$5" "$3")" "$(val "$1" "$2" "$4" "$3")"
 }
 
+# commas N: N with thousands separators.
+commas() {
+	sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta' <<<"$1"
+}
+
 # what LAYOUT N: the row's label.
 what() {
 	local n
-	n=$(sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta' <<<"$2")
+	n=$(commas "$2")
 	case $1 in
 	one) echo "$n in one subnet" ;;
 	rfc) echo "$n in /24s of 250" ;;
@@ -309,46 +315,39 @@ fig_md_filtered() {
 }
 fig_md_flush_series() { fig_md_flush "$FLUSH_RUN" noip; }
 
-# pn RUN N KIND INTO COLUMN: a cell of a bench-packet-netns run's table,
-# from the first row (the first rate) of that case; "" if missing.
-pn() {
-	awk -F'|' -v n="$2" -v k="$3" -v t="$4" -v c="$5" '
-		function trim(x) { gsub(/^ +| +$/, "", x); return x }
-		/^\| kernel \|/ { for (i = 2; i < NF; i++) col[trim($i)] = i; next }
-		col[c] && trim($3) == n && trim($4) == k && trim($5) == t {
-			print trim($col[c]); exit }' "$RUNS/$1/output"
-}
-
 # The keepalived case, series 3's cover letter: packet_rcv() calls per ARP
 # on both kernels (exact counts, so two boots compare), and what the
 # socket costs per ARP on the series kernel.
 fig_packet_netns() {
-	local n t o s
+	local n t o s ns col="packet_rcv per ARP"
 	need "$PNETNS_RUN"
 	need "$PNETNS_OLD_RUN"
+	# the namespace counts of the run with keepalived (kad) rows
+	ns=$(awk -F' [|] ' '$3 == "kad" && !seen[$2]++ { print $2 }' \
+		"$RUNS/$PNETNS_RUN/output")
 	echo "  packet_rcv() calls per broadcast ARP, with keepalived (one VRRP"
 	echo "  instance, its ETH_P_ARP socket) in each of N namespaces:"
 	echo
 	printf '  %-28s %8s %10s\n' "N namespaces, ARP into" "6.12" "this tree"
-	for n in 1 50 236; do
+	for n in $ns; do
 		for t in one all; do
-			[ "$n" != 1 ] || [ "$t" = one ] || continue
-			o=$(pn "$PNETNS_OLD_RUN" "$n" kad "$t" "packet_rcv per ARP")
-			s=$(pn "$PNETNS_RUN" "$n" kad "$t" "packet_rcv per ARP")
+			o=$(cell "$PNETNS_OLD_RUN" kernel "$col" '*' "$n" kad "$t")
+			s=$(cell "$PNETNS_RUN" kernel "$col" '*' "$n" kad "$t")
 			if [ -z "$o" ] || [ -z "$s" ]; then continue; fi
 			printf '  %-28s %8s %10s\n' "$n, $t" \
-				"$(printf '%.0f' "$o" | sed ':a; s/\([0-9]\)\([0-9]\{3\}\)\($\|,\)/\1,\2\3/; ta')" \
-				"$(printf '%.0f' "$s")"
+				"$(commas "$(printf '%.0f' "$o")")" "$(printf '%.0f' "$s")"
 		done
 	done
 	echo
-	n=236
+	n=${ns##*$'\n'}
 	printf '  guest instructions per ARP into one of %s namespaces, this tree:\n' "$n"
 	printf '  no packet socket %s, keepalived %s, a protocol-0 socket instead %s\n' \
-		"$(pn "$PNETNS_RUN" "$n" none one "instr per ARP")" \
-		"$(pn "$PNETNS_RUN" "$n" kad one "instr per ARP")" \
-		"$(pn "$PNETNS_RUN" "$n" p0 one "instr per ARP")"
+		"$(cell "$PNETNS_RUN" kernel "instr per ARP" '*' "$n" none one)" \
+		"$(cell "$PNETNS_RUN" kernel "instr per ARP" '*' "$n" kad one)" \
+		"$(cell "$PNETNS_RUN" kernel "instr per ARP" '*' "$n" p0 one)"
 }
+
+fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
 
 # A bench-packet-netns run: its table as printed, its notes ("# " lines)
 # in a code block after it.
@@ -360,7 +359,6 @@ fig_md_pnetns() {
 	sed -n 's/^# //p' "$RUNS/$1/output"
 	echo '```'
 }
-fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
 
 # The Markdown (code block) and plain figures, by name.
 figure() {

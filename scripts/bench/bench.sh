@@ -30,7 +30,8 @@ esac
 # TCG always: figures must not depend on whether this host has KVM.  And
 # QEMU's instruction counting unless ICOUNT=0: guest time is then guest
 # instructions, so the figures do not move with the host's load as long
-# as nothing timed reads the 9p root (scripts/vm/vm-exec.sh).  ICOUNT is passed into the guest for the reports.
+# as nothing timed reads the 9p root (scripts/vm/vm-exec.sh).  ICOUNT is
+# passed into the guest for the reports.
 export ICOUNT=${ICOUNT:-1}
 kernels=("$(kernel_image "$BUILD")")
 
