@@ -55,9 +55,10 @@ FIGURES_IN=(
 	"filtered 2-net-next-ifa-flush/0003-*.patch"
 	"filtered iproute2/0003-*.patch"
 	"flush-cost 2-net-next-ifa-flush/0000-cover-letter.patch"
-	"flush-cost 2-net-next-ifa-flush/0004-*.patch"
+	"flush-cost 2-net-next-ifa-flush/0005-*.patch"
 	"flag-vs-secfirst 2-net-next-ifa-flush/0003-*.patch"
 	"plain-vs-base 2-net-next-ifa-flush/0002-*.patch"
+	"walk-stop 2-net-next-ifa-flush/0004-*.patch"
 	"packet-netns 3-net-next-packet-ring/0000-cover-letter.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
@@ -213,19 +214,39 @@ fig_flag_vs_secfirst() {
 		"$(val "$r" rfc 40000 ip)"
 }
 
-# promote_secondaries=0 in dump order, base kernel against the series,
-# patch 2.2: two boots, so per-row ratios only.
-fig_plain_vs_base() {
+# plain_vs_base LAYOUT,N...: promote_secondaries=0 in dump order, base
+# kernel against the series: two boots, so per-row ratios only.
+plain_vs_base() {
 	local b=$FLUSH_BASE_RUN s=$FLUSH_RUN row l n x y
 	need "$b"
 	need "$s"
 	echo "  seconds to empty a device       base    series  base/series"
-	for row in one,20000 one,40000 rfc,20000 rfc,40000 host,20000 host,40000; do
+	for row in "$@"; do
 		l=${row%,*} n=${row#*,}
 		x=$(val "$b" "$l" "$n" plain) y=$(val "$s" "$l" "$n" plain)
 		printf '  %-25s %10s %9s %12s\n' "$(what "$l" "$n")" "${x:--}" \
 			"${y:--}" "$(ratio "$x" "$y")"
 	done
+}
+
+# Patch 2.2: one subnet, where only its fib_del_ifaddr() fast path
+# changes the cost (the walk that patch 2.4 stops runs to the list's end
+# either way).
+fig_plain_vs_base() {
+	plain_vs_base one,20000 one,40000
+}
+
+# Patch 2.4: many subnets and /32s, where the walk of __inet_del_ifa()
+# stops (with patch 2.2's fast path, also in the series kernel); and how
+# a /32 flush grows within the series run.
+fig_walk_stop() {
+	local s=$FLUSH_RUN
+	plain_vs_base rfc,20000 rfc,40000 host,20000 host,40000
+	printf '  %s %s, %s %s\n' \
+		"series, from 40,000 to 80,000 /32s: stock ip" \
+		"$(grew "$s" host ip 40000 80000)" \
+		"flag" \
+		"$(grew "$s" host flagprim 40000 80000)"
 }
 
 # fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
@@ -366,6 +387,7 @@ figure() {
 	flush-cost) fig_flush_cost ;;
 	flag-vs-secfirst) fig_flag_vs_secfirst ;;
 	plain-vs-base) fig_plain_vs_base ;;
+	walk-stop) fig_walk_stop ;;
 	filtered) fig_filtered ;;
 	md-flush-filtered) fig_md_filtered ;;
 	md-demux) fig_md_raw "$DEMUX_RUN" ;;
@@ -383,7 +405,7 @@ figure() {
 fig_runs() {
 	case $1 in
 	flush-cost | flag-vs-secfirst) echo "$FLUSH_RUN" ;;
-	plain-vs-base) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
+	plain-vs-base | walk-stop) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
 	packet-netns) echo "6.12:$PNETNS_OLD_RUN series:$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
