@@ -712,6 +712,44 @@ TEST_F(promote, flag_is_per_request)
 }
 
 /*
+ * The kernel stops its walk for a primary's secondaries after the last
+ * one, by a count it keeps across the subnet's changes: a secondary
+ * deleted, one added after the layout, and (with promote_secondaries) the
+ * count handed to the promoted address.  The flag then deletes every
+ * secondary left, the one added last included.
+ */
+TEST_F(promote, flag_after_changes)
+{
+	static const char * const exp[NSUBNETS] = { "----", "PS", "P" };
+	static const char * const del_promoted[] = {
+		"10.1.0.2/24", "10.1.0.4/24", "10.1.0.5/24", NULL
+	};
+	static const char * const del_all[] = {
+		"10.1.0.1/24", "10.1.0.2/24", "10.1.0.4/24", "10.1.0.5/24",
+		NULL
+	};
+	struct snap s;
+
+	if (!self->c.flag_known)
+		SKIP(return, NO_FLAG);
+
+	ASSERT_EQ(0, del4(&self->c, "10.1.0.3", 24, 0));
+	ASSERT_EQ(0, addr_add(&self->c, AF_INET, "10.1.0.5", 24, 0));
+	if (variant->promote)
+		ASSERT_EQ(0, del4(&self->c, "10.1.0.1", 24, 0));
+	snap_take(_metadata, &self->c, &s, AF_INET);
+	EXPECT_EQ('S', addr_state(&s, AF_INET, "10.1.0.5", 24,
+				  self->c.ifindex));
+
+	if (variant->promote)
+		del_expect(_metadata, &self->c, "10.1.0.2", 24, IFA_F_FLUSH,
+			   exp, del_promoted, NULL);
+	else
+		del_expect(_metadata, &self->c, "10.1.0.1", 24, IFA_F_FLUSH,
+			   exp, del_all, NULL);
+}
+
+/*
  * The offset, from its netlink header, of the attribute @type of the
  * request @ys sent last, as the kernel counts NLMSGERR_ATTR_OFFS; 0 if the
  * request has none.  YNL keeps that request in ys->nlh until the next one

@@ -10,6 +10,11 @@
 #           ifa_flush.sh and ifa_flush must pass with their flag cases
 #           skipped (the kernel stores IFA_F_FLUSH on RTM_NEWADDR: it does
 #           not know the flag);
+#   mutant-count  the series plus scripts/check/mutations/separate/
+#           count-not-handed-over.patch alone (a promoted address does not
+#           take over the count of its subnet's secondaries, so the walk
+#           of a later delete with IFA_F_FLUSH stops too early):
+#           ifa_flush must fail (its flag_after_changes case);
 #   mutant-autojoin  the series plus scripts/check/mutations/separate/
 #           autojoin-delete-keeps-group.patch alone (a plain delete,
 #           __inet_del_ifa() and ipv6_del_addr(), keeps the group):
@@ -179,6 +184,8 @@ expect mutant-list "ip_early_demux.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/early-demux-list-ignores-sysctl.patch"
 expect mutant-bulk "ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/bulk-promotes.patch"
+expect mutant-count "ifa_flush:fail" \
+	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/count-not-handed-over.patch"
 expect mutant-autojoin "mc_autojoin.sh:fail-only=$MC_GUARDS" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/autojoin-delete-keeps-group.patch"
 expect mutant-select "ifa_flush.sh:fail" \
