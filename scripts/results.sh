@@ -43,7 +43,7 @@ FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
 DEMUX_RUN=20261204-223210-bench-demux.UU6G
 RING_RUN=20261204-222847-bench-ring.VrDk
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261204-203816-bench-flush.LpFR
+FILT_RUN=20261205-073520-bench-flush.8hzb
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
 PNETNS_RUN=20261204-221918-bench-packet-netns.d2DC
