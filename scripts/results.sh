@@ -170,7 +170,7 @@ fig_flush_cost() {
 	local r=$FLUSH_RUN row l n ip fp bulk
 	need "$r"
 	echo "  seconds to empty a device   stock ip    flag    bulk  ip/bulk  flag/bulk"
-	for row in one,40000 rfc,40000 host,40000 host,80000; do
+	for row in one,40000 rfc,40000 host,20000 host,40000; do
 		l=${row%,*} n=${row#*,}
 		ip=$(val "$r" "$l" "$n" ip) fp=$(val "$r" "$l" "$n" flagprim)
 		bulk=$(val "$r" "$l" "$n" bulk)
@@ -179,15 +179,15 @@ fig_flush_cost() {
 			"$(ratio "$fp" "$bulk")"
 	done
 	printf '  %s %s, %s %s; %s %s\n' \
-		"from 40,000 to 80,000 /32s: ip" \
-		"$(grew "$r" host ip 40000 80000)" \
+		"from 20,000 to 40,000 /32s: ip" \
+		"$(grew "$r" host ip 20000 40000)" \
 		"flag" \
-		"$(grew "$r" host flagprim 40000 80000)" \
+		"$(grew "$r" host flagprim 20000 40000)" \
 		"bulk" \
-		"$(grew "$r" host bulk 40000 80000)"
+		"$(grew "$r" host bulk 20000 40000)"
 	printf '  %s %s s (the longest RTNL hold)\n' \
-		"bulk request alone, 80,000 /32s:" \
-		"$(val "$r" host 80000 "bulk req")"
+		"bulk request alone, 40,000 /32s:" \
+		"$(val "$r" host 40000 "bulk req")"
 }
 
 # IFA_F_FLUSH against deleting the secondaries first, patch 2.3.
@@ -243,10 +243,10 @@ fig_walk_stop() {
 	local s=$FLUSH_RUN
 	plain_vs_base rfc,20000 rfc,40000 host,20000 host,40000
 	printf '  %s %s, %s %s\n' \
-		"series, from 40,000 to 80,000 /32s: stock ip" \
-		"$(grew "$s" host ip 40000 80000)" \
+		"series, from 20,000 to 40,000 /32s: stock ip" \
+		"$(grew "$s" host ip 20000 40000)" \
 		"flag" \
-		"$(grew "$s" host flagprim 40000 80000)"
+		"$(grew "$s" host flagprim 20000 40000)"
 }
 
 # fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
