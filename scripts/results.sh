@@ -38,16 +38,16 @@ ALLOW=scripts/check/figures.allow
 
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
-FLUSH_RUN=20261204-191726-bench-flush.tVQv
+FLUSH_RUN=20261205-085421-bench-flush.cfKU
 FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
-DEMUX_RUN=20261204-223210-bench-demux.UU6G
-RING_RUN=20261204-222847-bench-ring.VrDk
+DEMUX_RUN=20261205-095129-bench-demux.Z8AC
+RING_RUN=20261205-095522-bench-ring.EiLB
 # The filtered flushes: stock ip against the iproute2 companion's ip.
 FILT_RUN=20261205-073520-bench-flush.8hzb
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
-PNETNS_RUN=20261204-221918-bench-packet-netns.d2DC
-PNETNS_OLD_RUN=20261204-222225-bench-packet-netns.7jEq
+PNETNS_RUN=20261205-095650-bench-packet-netns.6sv4
+PNETNS_OLD_RUN=20261205-100034-bench-packet-netns.lNzg
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
