@@ -43,7 +43,7 @@ FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
 DEMUX_RUN=20261205-095129-bench-demux.Z8AC
 RING_RUN=20261205-095522-bench-ring.EiLB
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261205-073520-bench-flush.8hzb
+FILT_RUN=20261205-122344-bench-flush.BhKz
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
 PNETNS_RUN=20261205-095650-bench-packet-netns.6sv4
