@@ -38,7 +38,7 @@ ALLOW=scripts/check/figures.allow
 
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
-FLUSH_RUN=20261205-085421-bench-flush.cfKU
+FLUSH_RUN=20261205-125543-bench-flush.neJC
 FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
 DEMUX_RUN=20261205-095129-bench-demux.Z8AC
 RING_RUN=20261205-095522-bench-ring.EiLB
