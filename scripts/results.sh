@@ -40,8 +40,8 @@ ALLOW=scripts/check/figures.allow
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261205-125543-bench-flush.neJC
 FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
-DEMUX_RUN=20261205-095129-bench-demux.Z8AC
-RING_RUN=20261205-095522-bench-ring.EiLB
+DEMUX_RUN=20261205-133431-bench-demux.Qpnv
+RING_RUN=20261205-133838-bench-ring.pZyU
 # The filtered flushes: stock ip against the iproute2 companion's ip.
 FILT_RUN=20261205-122344-bench-flush.BhKz
 # The keepalived case: the series kernel, then Debian's 6.12 (one
