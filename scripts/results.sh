@@ -46,8 +46,8 @@ RING_RUN=20261205-133838-bench-ring.pZyU
 FILT_RUN=20261205-122344-bench-flush.BhKz
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
-PNETNS_RUN=20261205-095650-bench-packet-netns.6sv4
-PNETNS_OLD_RUN=20261205-100034-bench-packet-netns.lNzg
+PNETNS_RUN=20261205-134131-bench-packet-netns.ChaX
+PNETNS_OLD_RUN=20261205-134457-bench-packet-netns.CR3X
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
