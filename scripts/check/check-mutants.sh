@@ -12,7 +12,7 @@
 #           not know the flag);
 #   mutant-count  the series plus scripts/check/mutations/separate/
 #           count-not-handed-over.patch alone (a promoted address does not
-#           take over the count of its subnet's secondaries, so the walk
+#           count the secondaries of its subnet, so the walk
 #           of a later delete with IFA_F_FLUSH stops too early):
 #           ifa_flush must fail (its flag_after_changes case);
 #   mutant-autojoin  the series plus scripts/check/mutations/separate/
