@@ -48,7 +48,7 @@ FILT_RUN=20261205-122344-bench-flush.BhKz
 # make bench-packet-netns, two boots).
 PNETNS_RUN=20261205-134131-bench-packet-netns.ChaX
 PNETNS_OLD_RUN=20261205-134457-bench-packet-netns.CR3X
-# IPv6 flushes: stock ip against the iproute2 companion's bulk request.
+# IPv6 flushes: stock ip against an ip that sends one bulk request.
 FLUSH6_RUN=
 
 # The patches each figure must appear in, verbatim.
@@ -251,9 +251,9 @@ fig_walk_stop() {
 		"$(grew "$s" host flagprim 20000 40000)"
 }
 
-# The IPv6 flushes, patch 2.6 and the cover letter: stock "ip -6 address
-# flush" (one request per address) against the iproute2 companion's,
-# whose bulk request patch 2.6 serves.
+# The IPv6 flushes: stock "ip -6 address flush" (one request per
+# address) against an ip that sends one bulk request (IPv6 bulk delete is
+# in progress, branch wip/ipv6-bulk: no run is set yet).
 fig_flush6() {
 	local r=$FLUSH6_RUN l n a b what
 	need "$r"

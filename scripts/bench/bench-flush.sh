@@ -25,8 +25,9 @@
 # and joins no solicited-node group (IFF_NOARP), as kube-ipvs0.  Their
 # addresses are added with stock "ip -6 -batch" (timed), and flushed by
 #   ip6       stock "ip -6 addr flush dev D": one RTM_DELADDR per address;
-#   ipnew6    the same with BENCH_IP_PATCHED, the iproute2 companion,
-#             which sends one bulk RTM_DELADDR (patch 5).
+#   ipnew6    the same with BENCH_IP_PATCHED: an ip that sends one bulk
+#             RTM_DELADDR for IPv6 where the kernel takes it (IPv6 bulk
+#             delete is in progress: branch wip/ipv6-bulk, issue 32).
 # For each layout and N, the addresses are added (flush_bench -a, timed)
 # and flushed again by each method, promote_secondaries=1 unless said:
 #   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
