@@ -78,7 +78,6 @@ help:
 ##   FRESH_ROOT=dir    where check-fresh makes its root [/var/tmp/netseries-fresh]
 ##   BENCH_KERNEL=series|base  bench-*: the kernel measured, base = without the series [series]
 ##   BENCH_ONE, BENCH_RFC, BENCH_HOST, BENCH_FILT="n ..."  bench-flush sizes per layout [10000 20000 40000]
-##   BENCH_HOST6, BENCH_ONE6="n ..."  bench-flush's IPv6 layouts (/128s; one /64) [none]; BENCH_IP6_MAX [none]
 ##   BENCH_PER=n       bench-flush: addresses per /24 [250]
 ##   BENCH_METHODS="..."  bench-flush methods [ip secfirst plain flag flagprim bulk]
 ##   BENCH_IP_PATCHED=path  bench-flush: an ip with the iproute2 companion patch, adds method ipnew [unset]

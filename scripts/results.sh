@@ -48,8 +48,6 @@ FILT_RUN=20261205-122344-bench-flush.BhKz
 # make bench-packet-netns, two boots).
 PNETNS_RUN=20261205-134131-bench-packet-netns.ChaX
 PNETNS_OLD_RUN=20261205-134457-bench-packet-netns.CR3X
-# IPv6 flushes: stock ip against an ip that sends one bulk request.
-FLUSH6_RUN=
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -251,36 +249,6 @@ fig_walk_stop() {
 		"$(grew "$s" host flagprim 20000 40000)"
 }
 
-# The IPv6 flushes: stock "ip -6 address flush" (one request per
-# address) against an ip that sends one bulk request (IPv6 bulk delete is
-# in progress, branch wip/ipv6-bulk: no run is set yet).
-fig_flush6() {
-	local r=$FLUSH6_RUN l n a b what
-	need "$r"
-	echo "  seconds to empty a device   stock ip -6   patched ip (bulk)   stock/patched"
-	for l in host6 one6; do
-		for n in 10000 20000 40000 80000; do
-			a=$(cell "$r" layout ip6 "$l" "$n")
-			b=$(cell "$r" layout ipnew6 "$l" "$n")
-			[ -n "$a$b" ] || continue
-			what="$(commas "$n") /128s"
-			[ "$l" = host6 ] || what="$(commas "$n") in one /64"
-			printf '  %-25s %13s %19s %15s\n' "$what" "${a:--}" \
-				"${b:--}" "$(ratio "$a" "$b")"
-		done
-	done
-	printf '  %s %s, %s %s\n' \
-		"patched ip from 40,000 to 80,000: /128s" \
-		"$(growth "$(cell "$r" layout ipnew6 host6 80000)" "$(cell "$r" layout ipnew6 host6 40000)")" \
-		"one /64" \
-		"$(growth "$(cell "$r" layout ipnew6 one6 80000)" "$(cell "$r" layout ipnew6 one6 40000)")"
-	printf '  %s %s, %s %s\n' \
-		"stock ip from 10,000 to 20,000: /128s" \
-		"$(growth "$(cell "$r" layout ip6 host6 20000)" "$(cell "$r" layout ip6 host6 10000)")" \
-		"one /64" \
-		"$(growth "$(cell "$r" layout ip6 one6 20000)" "$(cell "$r" layout ip6 one6 10000)")"
-}
-
 # fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
 fval() {
 	cell "$1" N "$3" "$2"
@@ -429,8 +397,6 @@ figure() {
 	md-packet-netns-old) fig_md_pnetns "$PNETNS_OLD_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
 	md-flush-base) fig_md_flush_base ;;
-	flush6) fig_flush6 ;;
-	md-flush6) fig_md_raw "$FLUSH6_RUN" ;;
 	*) die "no figure $1" ;;
 	esac
 }
@@ -441,7 +407,6 @@ fig_runs() {
 	flush-cost | flag-vs-secfirst) echo "$FLUSH_RUN" ;;
 	plain-vs-base | walk-stop) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
-	flush6) echo "$FLUSH6_RUN" ;;
 	packet-netns) echo "6.12:$PNETNS_OLD_RUN series:$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
 	esac
@@ -942,11 +907,9 @@ cd "$TOP"
 for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
-for r in "$FILT_RUN" "$FLUSH6_RUN"; do
-	[ -z "$r" ] || same_code "$r" ip || rc=1
-done
+[ -z "$FILT_RUN" ] || same_code "$FILT_RUN" ip || rc=1
 for r in "$FLUSH_RUN" "$FLUSH_BASE_RUN" "$DEMUX_RUN" "$RING_RUN" "$FILT_RUN" \
-	"$PNETNS_RUN" "$PNETNS_OLD_RUN" "$FLUSH6_RUN"; do
+	"$PNETNS_RUN" "$PNETNS_OLD_RUN"; do
 	[ -z "$r" ] || same_inputs "$r" || rc=1
 done
 

@@ -16,18 +16,7 @@
 #   filt  /24 subnets of $BENCH_PER addresses, half of them in 10.0.0.0/9
 #         with the label $DEV:a, the other half in 10.128.0.0/9 without,
 #         N in $BENCH_FILT: a flush with a selector that picks half of
-#         the subnets;
-#   host6 N IPv6 /128s (2001:db8::/96), N in $BENCH_HOST6;
-#   one6  N IPv6 addresses in one /64 (2001:db8:1::/64), sharing its
-#         prefix route, N in $BENCH_ONE6.
-# The IPv6 layouts are on a dummy device of their own, $DEV6, without a
-# link-local address (addr_gen_mode none): a dummy device does no DAD
-# and joins no solicited-node group (IFF_NOARP), as kube-ipvs0.  Their
-# addresses are added with stock "ip -6 -batch" (timed), and flushed by
-#   ip6       stock "ip -6 addr flush dev D": one RTM_DELADDR per address;
-#   ipnew6    the same with BENCH_IP_PATCHED: an ip that sends one bulk
-#             RTM_DELADDR for IPv6 where the kernel takes it (IPv6 bulk
-#             delete is in progress: branch wip/ipv6-bulk, issue 32).
+#         the subnets.
 # For each layout and N, the addresses are added (flush_bench -a, timed)
 # and flushed again by each method, promote_secondaries=1 unless said:
 #   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
@@ -89,12 +78,7 @@ DEV=bf0
 BENCH_IP_PATCHED=${BENCH_IP_PATCHED:-}
 METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim bulk${BENCH_IP_PATCHED:+ ipnew}}
 FILT_METHODS="ipto iplabel${BENCH_IP_PATCHED:+ ipnewto ipnewlabel}"
-BENCH_HOST6=${BENCH_HOST6-}
-BENCH_ONE6=${BENCH_ONE6-}
-BENCH_IP6_MAX=${BENCH_IP6_MAX-}
-DEV6=bf6
-METHODS6="ip6${BENCH_IP_PATCHED:+ ipnew6}"
-LAYOUTS="one rfc host filt host6 one6"
+LAYOUTS="one rfc host filt"
 
 # Results, indexed by "layout,N,method".
 declare -A T_ADD T_FLUSH T_REQ OUT
@@ -119,14 +103,6 @@ ratio()
 			 else printf "%.1f", a / b }'
 }
 
-# ratio2 A B: A / B with 2 decimals, or "-".
-ratio2()
-{
-	awk -v a="$1" -v b="$2" \
-		'BEGIN { if (a == "" || b == "" || b <= 0) print "-";
-			 else printf "%.2f", a / b }'
-}
-
 # min A B: the smaller of two durations, either may be empty.
 min()
 {
@@ -148,8 +124,6 @@ sizes()
 	rfc) echo "$BENCH_RFC" ;;
 	host) echo "$BENCH_HOST" ;;
 	filt) echo "$BENCH_FILT" ;;
-	host6) echo "$BENCH_HOST6" ;;
-	one6) echo "$BENCH_ONE6" ;;
 	esac
 }
 
@@ -158,33 +132,15 @@ methods()
 {
 	if [[ $1 == filt ]]; then
 		echo "$FILT_METHODS"
-	elif [[ $1 == *6 ]]; then
-		echo "$METHODS6"
 	else
 		echo "$METHODS"
 	fi
-}
-
-# batch6 LAYOUT N: the "ip -6 -batch" file that adds the layout, in
-# tmpfs, written before the add is timed.
-batch6()
-{
-	local fmt
-
-	case $1 in
-	host6) fmt="address add 2001:db8::%x:%x/128 dev $DEV6" ;;
-	one6) fmt="address add 2001:db8:1::%x:%x/64 dev $DEV6" ;;
-	esac
-	awk -v n="$2" -v fmt="$fmt" 'BEGIN { for (i = 1; i <= n; i++)
-		printf fmt "\n", int(i / 65536), i % 65536 }' >/tmp/add6.batch
 }
 
 # add_addrs LAYOUT N
 add_addrs()
 {
 	case $1 in
-	host6 | one6)
-		"${IP_STOCK[@]}" -6 -batch /tmp/add6.batch ;;
 	one)
 		"$FLUSHER" -a "$2" -p 10.0.0.0/8 "$DEV" ;;
 	rfc)
@@ -210,14 +166,9 @@ promote()
 		die "cannot set promote_secondaries"
 }
 
-# count_addrs [LAYOUT]: the addresses of the layout's device and family.
 count_addrs()
 {
-	if [[ ${1:-} == *6 ]]; then
-		ip -6 addr show dev "$DEV6" | grep -c 'inet6 '
-	else
-		ip -4 addr show dev "$DEV" | grep -c 'inet '
-	fi
+	ip -4 addr show dev "$DEV" | grep -c 'inet '
 }
 
 # flush_dev METHOD: flush $DEV, a one-line report on stdout.
@@ -228,16 +179,13 @@ flush_dev()
 	if [[ $1 == ip* ]]; then
 		local ip=("${IP_STOCK[@]}") sel=() t0 t1
 
-		local fam=-4 dev=$DEV
-
 		[[ $1 == ipnew* ]] && ip=("${IP_PATCHED[@]}")
 		[[ $1 == *to ]] && sel=(to 10.0.0.0/9)
 		[[ $1 == *label ]] && sel=(label "$DEV:a")
-		[[ $1 == *6 ]] && fam=-6 dev=$DEV6
 		# -s: "*** Flush is complete after N rounds ***"; timed
 		# here, around ip alone.
 		t0=$(now)
-		out=$("${ip[@]}" -s "$fam" addr flush dev "$dev" "${sel[@]}")
+		out=$("${ip[@]}" -s -4 addr flush dev "$DEV" "${sel[@]}")
 		rc=$?
 		t1=$(now)
 		out=$(grep -i 'flush' <<< "$out" | tail -n 1)
@@ -257,14 +205,7 @@ check_left()
 {
 	local left keep=0 kept=0
 
-	left=$(count_addrs "$1")
-	if [[ $1 == *6,* ]]; then
-		((left == 0)) && return
-		log "$1: $left addresses left on $DEV6"
-		OUT[$1]="${OUT[$1]} ($left left!)"
-		ip -6 addr flush dev "$DEV6"
-		return
-	fi
+	left=$(count_addrs)
 	if [[ $1 == filt,* ]]; then
 		keep=$(($2 - $2 / 2))
 		kept=$(ip -4 addr show dev "$DEV" to 10.128.0.0/9 |
@@ -297,12 +238,11 @@ run_one()
 	else
 		promote 1
 	fi
-	[[ $layout != *6 ]] || batch6 "$layout" "$n" || die "cannot write the batch"
 	t0=$(now)
 	add_addrs "$layout" "$n" >/dev/null || die "adding $n addresses failed"
 	t1=$(now)
 	T_ADD[$k]=$(elapsed "$t0" "$t1")
-	left=$(count_addrs "$layout")
+	left=$(count_addrs)
 	((left == n)) || die "$left addresses on $DEV, expected $n"
 
 	t0=$(now)
@@ -324,8 +264,6 @@ skip()
 
 	if [[ $2 == ipto || $2 == iplabel ]]; then
 		max=$BENCH_IP_FILT_MAX
-	elif [[ $2 == ip6 ]]; then
-		max=$BENCH_IP6_MAX
 	elif [[ $2 == ip ]]; then
 		[[ $1 == one ]] && max=$BENCH_IP_ONE_MAX || max=$BENCH_IP_MAX
 	elif [[ $1 == host && $2 =~ ^(secfirst|plain|flag)$ ]]; then
@@ -380,14 +318,13 @@ print_tables()
 	done
 
 	print_filt_table
-	print_v6_table
 
 	echo
 	echo "Reports of the ip flushes (rounds):"
 	echo
 	for layout in $LAYOUTS; do
 		for n in $(sizes "$layout"); do
-			for m in ip ipnew $FILT_METHODS $METHODS6; do
+			for m in ip ipnew $FILT_METHODS; do
 				k="$layout,$n,$m"
 				[[ -z ${OUT[$k]:-} ]] ||
 					echo "- $layout $n $m: ${OUT[$k]}"
@@ -421,44 +358,6 @@ print_filt_table()
 			"${add:--}" "${a:--}" "${b:--}" "$(ratio "$a" "$b")" \
 			"${c:--}" "${d:--}" "$(ratio "$c" "$d")"
 	done
-}
-
-# The IPv6 layouts: stock ip against the companion's bulk request, and
-# how each grows from one N to the next.
-print_v6_table()
-{
-	local layout n k add m a b prev pa pb
-
-	[[ -n $BENCH_HOST6$BENCH_ONE6 ]] || return 0
-	echo
-	echo "IPv6 flushes (host6: N /128s; one6: N in one /64), seconds:"
-	echo
-	echo "| layout | N | add | ip6 | ipnew6 | ip6/ipnew6 |" \
-		"ip6 growth | ipnew6 growth |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-	for layout in host6 one6; do
-		prev=
-		for n in $(sizes "$layout"); do
-			k="$layout,$n"
-			add=
-			for m in $METHODS6; do
-				add=$(min "$add" "${T_ADD[$k,$m]:-}")
-			done
-			a=${T_FLUSH[$k,ip6]:-} b=${T_FLUSH[$k,ipnew6]:-}
-			pa='' pb=''
-			if [[ -n $prev ]]; then
-				pa=${T_FLUSH[$layout,$prev,ip6]:-}
-				pb=${T_FLUSH[$layout,$prev,ipnew6]:-}
-			fi
-			printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' \
-				"$layout" "$n" "${add:--}" "${a:--}" "${b:--}" \
-				"$(ratio "$a" "$b")" "$(ratio2 "$a" "$pa")" \
-				"$(ratio2 "$b" "$pb")"
-			prev=$n
-		done
-	done
-	echo
-	echo "(growth: the time at this N over the time at the N before.)"
 }
 
 # stage BIN NAME: BIN and the shared libraries it loads copied into
@@ -507,11 +406,6 @@ if ! ip link add name "$DEV" type dummy 2>/dev/null; then
 fi
 sysctl -qw net.ipv6.conf."$DEV".disable_ipv6=1
 ip link set dev "$DEV" up || die "cannot set $DEV up"
-if [[ -n $BENCH_HOST6$BENCH_ONE6 ]]; then
-	ip link add name "$DEV6" type dummy || die "cannot create $DEV6"
-	sysctl -qw net.ipv6.conf."$DEV6".addr_gen_mode=1
-	ip link set dev "$DEV6" up || die "cannot set $DEV6 up"
-fi
 
 for layout in $LAYOUTS; do
 	for n in $(sizes "$layout"); do
