@@ -48,7 +48,7 @@ FILT_RUN=20261205-122344-bench-flush.BhKz
 # make bench-packet-netns, two boots).
 PNETNS_RUN=20261205-134131-bench-packet-netns.ChaX
 PNETNS_OLD_RUN=20261205-134457-bench-packet-netns.CR3X
-# IPv6 flushes: stock ip against the iproute2 companion's bulk request.
+# IPv6 flushes: stock ip against an ip that sends one bulk request.
 FLUSH6_RUN=
 
 # The patches each figure must appear in, verbatim.
@@ -251,34 +251,38 @@ fig_walk_stop() {
 		"$(grew "$s" host flagprim 20000 40000)"
 }
 
-# The IPv6 flushes, patch 2.6 and the cover letter: stock "ip -6 address
-# flush" (one request per address) against the iproute2 companion's,
-# whose bulk request patch 2.6 serves.
+# The IPv6 flushes: stock "ip -6 address flush" (one request per
+# address) against one bulk request, flush6_bench's (bulk6) and that of an
+# ip that sends it (ipnew6); the sizes those of the run's command.  IPv6
+# bulk delete is in progress (branch wip/ipv6-bulk): no run is set yet.
 fig_flush6() {
-	local r=$FLUSH6_RUN l n a b what
+	local r=$FLUSH6_RUN l n a b c what sizes
 	need "$r"
-	echo "  seconds to empty a device   stock ip -6   patched ip (bulk)   stock/patched"
+	echo "  seconds to empty a device  stock ip -6     bulk  patched ip  stock/bulk"
 	for l in host6 one6; do
-		for n in 10000 20000 40000 80000; do
+		read -r -a sizes < <(meta "$r" command |
+			sed -n "s/.*BENCH_${l^^}=\"\([0-9 ]*\)\".*/\1/p")
+		for n in "${sizes[@]}"; do
 			a=$(cell "$r" layout ip6 "$l" "$n")
-			b=$(cell "$r" layout ipnew6 "$l" "$n")
-			[ -n "$a$b" ] || continue
+			b=$(cell "$r" layout bulk6 "$l" "$n")
+			c=$(cell "$r" layout ipnew6 "$l" "$n")
 			what="$(commas "$n") /128s"
 			[ "$l" = host6 ] || what="$(commas "$n") in one /64"
-			printf '  %-25s %13s %19s %15s\n' "$what" "${a:--}" \
-				"${b:--}" "$(ratio "$a" "$b")"
+			printf '  %-24s %12s %8s %11s %11s\n' "$what" "${a:--}" \
+				"${b:--}" "${c:--}" "$(ratio "$a" "$b")"
 		done
 	done
-	printf '  %s %s, %s %s\n' \
-		"patched ip from 40,000 to 80,000: /128s" \
-		"$(growth "$(cell "$r" layout ipnew6 host6 80000)" "$(cell "$r" layout ipnew6 host6 40000)")" \
-		"one /64" \
-		"$(growth "$(cell "$r" layout ipnew6 one6 80000)" "$(cell "$r" layout ipnew6 one6 40000)")"
-	printf '  %s %s, %s %s\n' \
-		"stock ip from 10,000 to 20,000: /128s" \
-		"$(growth "$(cell "$r" layout ip6 host6 20000)" "$(cell "$r" layout ip6 host6 10000)")" \
-		"one /64" \
-		"$(growth "$(cell "$r" layout ip6 one6 20000)" "$(cell "$r" layout ip6 one6 10000)")"
+	for l in bulk6 ipnew6 ip6; do
+		case $l in
+		bulk6) what="bulk request" ;;
+		ipnew6) what="patched ip" ;;
+		ip6) what="stock ip -6" ;;
+		esac
+		printf '  %s from 40,000 to 80,000: /128s %s, one /64 %s\n' \
+			"$what" \
+			"$(growth "$(cell "$r" layout "$l" host6 80000)" "$(cell "$r" layout "$l" host6 40000)")" \
+			"$(growth "$(cell "$r" layout "$l" one6 80000)" "$(cell "$r" layout "$l" one6 40000)")"
+	done
 }
 
 # fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
@@ -895,17 +899,21 @@ same_code() {
 
 # What else a run's figures depend on: the kernel config fragments its
 # kernel was built with (scripts/loop/build.sh, scripts/bench/bench.sh)
-# and the benchmark helpers' sources.  The drivers (bench-*.sh) are left
-# out: their comments and reports change without changing a figure.
-MEASURE_INPUTS=(scripts/vm/vm.config selftests/config scripts/bench/bench.config
-	'scripts/bench/*.c')
+# and the sources of the benchmark helpers that measured them (per run,
+# same_inputs' HELPER arguments).  The drivers (bench-*.sh) are left out:
+# their comments and reports change without changing a figure.
+MEASURE_INPUTS=(scripts/vm/vm.config selftests/config scripts/bench/bench.config)
 
-# same_inputs RUN: fail unless the run was measured from a clean tree
-# (bench.sh marks a meta whose patches/ or scripts/ had local changes)
-# whose MEASURE_INPUTS are those of this tree.
+# same_inputs RUN HELPER...: fail unless the run was measured from a clean
+# tree (bench.sh marks a meta whose patches/ or scripts/ had local
+# changes) whose MEASURE_INPUTS and helpers scripts/bench/HELPER.c are
+# those of this tree.
 same_inputs() {
-	local rev
+	local rev h inputs=("${MEASURE_INPUTS[@]}")
 	need "$1"
+	for h in "${@:2}"; do
+		inputs+=("scripts/bench/$h.c")
+	done
 	rev=$(meta "$1" repository)
 	if [[ $rev == *modified* ]]; then
 		echo "run $1 was measured from a tree with local changes: $rev"
@@ -913,9 +921,9 @@ same_inputs() {
 	fi
 	git -C "$TOP" cat-file -e "$rev^{commit}" 2>/dev/null ||
 		die "run $1: commit $rev is not in this repository"
-	if ! git -C "$TOP" diff --quiet "$rev" -- "${MEASURE_INPUTS[@]}"; then
+	if ! git -C "$TOP" diff --quiet "$rev" -- "${inputs[@]}"; then
 		echo "run $1 was built or driven by other config fragments or helpers than this tree's:"
-		git -C "$TOP" diff --stat "$rev" -- "${MEASURE_INPUTS[@]}" | sed 's/^/ /'
+		git -C "$TOP" diff --stat "$rev" -- "${inputs[@]}" | sed 's/^/ /'
 		echo "  (re-run the benchmark, commit its run, set its id in scripts/results.sh)"
 		return 1
 	fi
@@ -945,9 +953,15 @@ done
 for r in "$FILT_RUN" "$FLUSH6_RUN"; do
 	[ -z "$r" ] || same_code "$r" ip || rc=1
 done
-for r in "$FLUSH_RUN" "$FLUSH_BASE_RUN" "$DEMUX_RUN" "$RING_RUN" "$FILT_RUN" \
-	"$PNETNS_RUN" "$PNETNS_OLD_RUN" "$FLUSH6_RUN"; do
-	[ -z "$r" ] || same_inputs "$r" || rc=1
+# Each run with the helpers its figures come from (bench-flush builds
+# both flushers; the IPv4 figures use flush_bench, the IPv6 ones
+# flush6_bench).
+for r in "$FLUSH_RUN flush_bench" "$FLUSH_BASE_RUN flush_bench" \
+	"$DEMUX_RUN edmx_bench" "$RING_RUN ring_bench" "$FILT_RUN flush_bench" \
+	"$PNETNS_RUN pnetns_bench" "$PNETNS_OLD_RUN pnetns_bench" \
+	"$FLUSH6_RUN flush6_bench"; do
+	# shellcheck disable=SC2086 # the run and its helpers
+	[ -z "${r%% *}" ] || same_inputs $r || rc=1
 done
 
 for f in "${MARKDOWN[@]}"; do

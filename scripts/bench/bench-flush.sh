@@ -23,10 +23,19 @@
 # The IPv6 layouts are on a dummy device of their own, $DEV6, without a
 # link-local address (addr_gen_mode none): a dummy device does no DAD
 # and joins no solicited-node group (IFF_NOARP), as kube-ipvs0.  Their
-# addresses are added with stock "ip -6 -batch" (timed), and flushed by
-#   ip6       stock "ip -6 addr flush dev D": one RTM_DELADDR per address;
-#   ipnew6    the same with BENCH_IP_PATCHED, the iproute2 companion,
-#             which sends one bulk RTM_DELADDR (patch 5).
+# addresses are added by flush6_bench -a (scripts/bench/flush6_bench.c,
+# timed), which also waits for the part of each add that the kernel does
+# after its ack (the work item that ends the address's tentative state
+# and inserts its local route), so that no flush pays for it; and
+# flushed by
+#   ip6       stock "ip -6 addr flush dev D": one RTM_DELADDR per address,
+#             in dump order;
+#   bulk6     flush6_bench -m bulk: one RTM_DELADDR with NLM_F_BULK for
+#             AF_INET6, where the kernel takes it (IPv6 bulk delete is in
+#             progress: branch wip/ipv6-bulk, issue 32; other kernels
+#             answer EOPNOTSUPP, and the table shows what was left);
+#   ipnew6    "ip -6 addr flush dev D" with BENCH_IP_PATCHED: an ip that
+#             sends that bulk request where the kernel takes it.
 # For each layout and N, the addresses are added (flush_bench -a, timed)
 # and flushed again by each method, promote_secondaries=1 unless said:
 #   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
@@ -50,12 +59,15 @@
 #   ipnewto, ipnewlabel  the same with BENCH_IP_PATCHED (which deletes a
 #                        primary with IFA_F_FLUSH where the selector
 #                        picks its whole subnet).
-# Each flush by flush_bench is timed by flush_bench itself (its "secs":
-# from its first dump to its last ack), the ip flushes with bash's clock
-# around the command.  Prints a Markdown table: seconds and ratios.
+# Each flush by flush_bench or flush6_bench is timed by the helper itself
+# (its "secs": from its first dump to its last ack), the ip flushes with
+# bash's clock around the command.  Prints a Markdown table: seconds and
+# ratios.
 #
 # Environment (the knobs and their defaults: make help): BENCH_ONE,
-# BENCH_RFC, BENCH_HOST, BENCH_FILT (the sizes of each layout), BENCH_PER,
+# BENCH_RFC, BENCH_HOST, BENCH_FILT, BENCH_HOST6, BENCH_ONE6 (the sizes of
+# each layout; the IPv6 ones run only when set), BENCH_IP6_MAX (above it
+# stock "ip -6" is not run), BENCH_PER,
 # BENCH_METHODS, BENCH_IP_PATCHED, BENCH_IP_MAX and BENCH_IP_ONE_MAX (above
 # them stock ip is not run: its promotions make it slow), BENCH_IP_FILT_MAX,
 # BENCH_HOST_ALL_MAX (above it, in the /32 layout, flagprim stands for
@@ -68,11 +80,12 @@
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
-# The flusher (scripts/bench/flush_bench.c), built on the host, static:
-# it is copied into the guest's tmpfs below, as under instruction counting
-# a page of the program or of libc read over 9p while it runs is a jump of
-# the guest clock, of seconds on a busy host.
+# The flushers (scripts/bench/flush_bench.c, flush6_bench.c), built on
+# the host, static: they are copied into the guest's tmpfs below, as under
+# instruction counting a page of the program or of libc read over 9p
+# while it runs is a jump of the guest clock, of seconds on a busy host.
 FLUSHER=$(build_helper "$TOP/scripts/bench/flush_bench.c" -static) || exit
+FLUSHER6=$(build_helper "$TOP/scripts/bench/flush6_bench.c" -static) || exit
 [[ ${1:-} != --build ]] || exit 0
 BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
@@ -92,7 +105,7 @@ BENCH_HOST6=${BENCH_HOST6-}
 BENCH_ONE6=${BENCH_ONE6-}
 BENCH_IP6_MAX=${BENCH_IP6_MAX-}
 DEV6=bf6
-METHODS6="ip6${BENCH_IP_PATCHED:+ ipnew6}"
+METHODS6="ip6 bulk6${BENCH_IP_PATCHED:+ ipnew6}"
 LAYOUTS="one rfc host filt host6 one6"
 
 # Results, indexed by "layout,N,method".
@@ -164,26 +177,14 @@ methods()
 	fi
 }
 
-# batch6 LAYOUT N: the "ip -6 -batch" file that adds the layout, in
-# tmpfs, written before the add is timed.
-batch6()
-{
-	local fmt
-
-	case $1 in
-	host6) fmt="address add 2001:db8::%x:%x/128 dev $DEV6" ;;
-	one6) fmt="address add 2001:db8:1::%x:%x/64 dev $DEV6" ;;
-	esac
-	awk -v n="$2" -v fmt="$fmt" 'BEGIN { for (i = 1; i <= n; i++)
-		printf fmt "\n", int(i / 65536), i % 65536 }' >/tmp/add6.batch
-}
-
 # add_addrs LAYOUT N
 add_addrs()
 {
 	case $1 in
-	host6 | one6)
-		"${IP_STOCK[@]}" -6 -batch /tmp/add6.batch ;;
+	host6)
+		"$FLUSHER6" -a "$2" -s 1 -p 2001:db8::/128 "$DEV6" ;;
+	one6)
+		"$FLUSHER6" -a "$2" -p 2001:db8:1::/64 "$DEV6" ;;
 	one)
 		"$FLUSHER" -a "$2" -p 10.0.0.0/8 "$DEV" ;;
 	rfc)
@@ -242,6 +243,8 @@ flush_dev()
 		out=$(grep -i 'flush' <<< "$out" | tail -n 1)
 		echo "$1: ${out:-rc $rc} secs $(elapsed "$t0" "$t1")"
 		return "$rc"
+	elif [[ $1 == bulk6 ]]; then
+		"$FLUSHER6" -m bulk "$DEV6"
 	elif [[ $1 == plain ]]; then
 		"$FLUSHER" -m dump "$DEV"
 	else
@@ -261,7 +264,8 @@ check_left()
 		((left == 0)) && return
 		log "$1: $left addresses left on $DEV6"
 		OUT[$1]="${OUT[$1]} ($left left!)"
-		ip -6 addr flush dev "$DEV6"
+		"$FLUSHER6" -m dump "$DEV6" >/dev/null ||
+			die "cannot empty $DEV6"
 		return
 	fi
 	if [[ $1 == filt,* ]]; then
@@ -296,7 +300,6 @@ run_one()
 	else
 		promote 1
 	fi
-	[[ $layout != *6 ]] || batch6 "$layout" "$n" || die "cannot write the batch"
 	t0=$(now)
 	add_addrs "$layout" "$n" >/dev/null || die "adding $n addresses failed"
 	t1=$(now)
@@ -386,7 +389,7 @@ print_tables()
 	echo
 	for layout in $LAYOUTS; do
 		for n in $(sizes "$layout"); do
-			for m in ip ipnew $FILT_METHODS $METHODS6; do
+			for m in ip ipnew $FILT_METHODS ip6 ipnew6; do
 				k="$layout,$n,$m"
 				[[ -z ${OUT[$k]:-} ]] ||
 					echo "- $layout $n $m: ${OUT[$k]}"
@@ -422,19 +425,21 @@ print_filt_table()
 	done
 }
 
-# The IPv6 layouts: stock ip against the companion's bulk request, and
-# how each grows from one N to the next.
+# The IPv6 layouts: stock ip against the bulk request (flush6_bench's,
+# and the patched ip's), and how each grows from one N to the next.
 print_v6_table()
 {
-	local layout n k add m a b prev pa pb
+	local layout n k add m a b c req prev pa pb pc
 
 	[[ -n $BENCH_HOST6$BENCH_ONE6 ]] || return 0
 	echo
-	echo "IPv6 flushes (host6: N /128s; one6: N in one /64), seconds:"
+	echo "IPv6 flushes (host6: N /128s; one6: N in one /64), seconds;" \
+		"bulk6 req: the bulk request alone:"
 	echo
-	echo "| layout | N | add | ip6 | ipnew6 | ip6/ipnew6 |" \
-		"ip6 growth | ipnew6 growth |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| layout | N | add | ip6 | bulk6 | bulk6 req | ipnew6 |" \
+		"ip6/bulk6 | ip6/ipnew6 | ip6 growth | bulk6 growth |" \
+		"ipnew6 growth |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for layout in host6 one6; do
 		prev=
 		for n in $(sizes "$layout"); do
@@ -443,16 +448,21 @@ print_v6_table()
 			for m in $METHODS6; do
 				add=$(min "$add" "${T_ADD[$k,$m]:-}")
 			done
-			a=${T_FLUSH[$k,ip6]:-} b=${T_FLUSH[$k,ipnew6]:-}
-			pa='' pb=''
+			a=${T_FLUSH[$k,ip6]:-} b=${T_FLUSH[$k,bulk6]:-}
+			c=${T_FLUSH[$k,ipnew6]:-} req=${T_REQ[$k,bulk6]:-}
+			pa='' pb='' pc=''
 			if [[ -n $prev ]]; then
 				pa=${T_FLUSH[$layout,$prev,ip6]:-}
-				pb=${T_FLUSH[$layout,$prev,ipnew6]:-}
+				pb=${T_FLUSH[$layout,$prev,bulk6]:-}
+				pc=${T_FLUSH[$layout,$prev,ipnew6]:-}
 			fi
-			printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+			printf '| %s | %s | %s | %s | %s | %s | %s ' \
 				"$layout" "$n" "${add:--}" "${a:--}" "${b:--}" \
-				"$(ratio "$a" "$b")" "$(ratio2 "$a" "$pa")" \
-				"$(ratio2 "$b" "$pb")"
+				"${req:--}" "${c:--}"
+			printf '| %s | %s | %s | %s | %s |\n' \
+				"$(ratio "$a" "$b")" "$(ratio "$a" "$c")" \
+				"$(ratio2 "$a" "$pa")" "$(ratio2 "$b" "$pb")" \
+				"$(ratio2 "$c" "$pc")"
 			prev=$n
 		done
 	done
@@ -491,6 +501,7 @@ if [[ -z ${BENCH_NS:-} ]]; then
 	exit
 fi
 FLUSHER=$(stage_helper "$FLUSHER") || exit
+FLUSHER6=$(stage_helper "$FLUSHER6") || exit
 mapfile -t IP_STOCK < <(stage "$(command -v ip)" ip-stock)
 [[ ${#IP_STOCK[@]} -gt 0 ]] || die "cannot copy ip to /tmp"
 IP_PATCHED=()
