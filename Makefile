@@ -66,7 +66,7 @@ help:
 ##   ICOUNT=0|1        QEMU instruction counting [bench-*: 1, else 0]
 ##   UPSTREAM_TESTS="prog script.sh:test,..."  upstream tests after ours [psock_tpacket rtnetlink.sh:kci_test_promote_secondaries]
 ##   SEED=n DIFF_SCENARIOS=n  check-diff's scenarios [random, printed; 300]
-##   MUTANT=1          check-diff: also a mutant of patch 2.2, which must differ [0]
+##   MUTANT=1          check-diff: also a mutant (patches 2.2 and 2.6), which must differ in each family [0]
 ##   DEBUG_SEED=n DEBUG_SCENARIOS=n  check-debug's random layouts [1; 60]
 ##   DEBUG_SERIES=N-tree-topic  check-debug: that series alone on the base, its selftests only [unset: all]
 ##   MUTANTS="base mutant ..."  check-mutants: the variants to run [all]

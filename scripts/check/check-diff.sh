@@ -27,7 +27,8 @@ SEED=${SEED:-$RANDOM}
 N=${DIFF_SCENARIOS:-300}
 # The mutant's mutations (apply.sh EXTRA_PATCHES): one the IPv4 scenarios
 # must see, one the IPv6 ones must.
-MUTATIONS="$TOP/scripts/check/mutations/fib-going-subnet-ignores-shared-local.patch"
+MUTATIONS="$TOP/scripts/check/mutations/fib-going-subnet-ignores-shared-local.patch
+$TOP/scripts/check/mutations/separate/bulk6-every-address-last.patch"
 S=$TOP/scripts
 out=$(new_run diff)
 
