@@ -252,36 +252,47 @@ fig_walk_stop() {
 }
 
 # The IPv6 flushes: stock "ip -6 address flush" (one request per
-# address) against one bulk request, flush6_bench's (bulk6) and that of an
-# ip that sends it (ipnew6); the sizes those of the run's command.  IPv6
-# bulk delete is in progress (branch wip/ipv6-bulk): no run is set yet.
+# address) against one bulk request (flush6_bench's bulk6, which dumps
+# first; "bulk req": the request alone), and the patched ip (ipnew6) where
+# the run has it; the layouts and sizes those of the run's command.
+# Stock ip is not run above BENCH_IP6_MAX (quadratic): its largest size
+# then bounds it from below at the next.
 fig_flush6() {
-	local r=$FLUSH6_RUN l n a b c what sizes
+	local r=$FLUSH6_RUN l n a b q c what sizes cmd first last prev ipmax
 	need "$r"
-	echo "  seconds to empty a device  stock ip -6     bulk  patched ip  stock/bulk"
+	cmd=$(meta "$r" command)
+	ipmax=$(sed -n 's/.*BENCH_IP6_MAX=\([0-9]*\).*/\1/p' <<<"$cmd")
+	echo "  seconds to empty a device  stock ip -6     bulk  bulk req  patched ip  stock/bulk"
 	for l in host6 one6; do
-		read -r -a sizes < <(meta "$r" command |
-			sed -n "s/.*BENCH_${l^^}=\"\([0-9 ]*\)\".*/\1/p")
+		read -r -a sizes < <(sed -n "s/.*BENCH_${l^^}=\"\([0-9 ]*\)\".*/\1/p" <<<"$cmd")
 		for n in "${sizes[@]}"; do
 			a=$(cell "$r" layout ip6 "$l" "$n")
 			b=$(cell "$r" layout bulk6 "$l" "$n")
+			q=$(cell "$r" layout "bulk6 req" "$l" "$n")
 			c=$(cell "$r" layout ipnew6 "$l" "$n")
 			what="$(commas "$n") /128s"
 			[ "$l" = host6 ] || what="$(commas "$n") in one /64"
-			printf '  %-24s %12s %8s %11s %11s\n' "$what" "${a:--}" \
-				"${b:--}" "${c:--}" "$(ratio "$a" "$b")"
+			printf '  %-24s %12s %8s %9s %11s %11s\n' "$what" "${a:--}" \
+				"${b:--}" "${q:--}" "${c:--}" "$(ratio "$a" "$b")"
 		done
-	done
-	for l in bulk6 ipnew6 ip6; do
-		case $l in
-		bulk6) what="bulk request" ;;
-		ipnew6) what="patched ip" ;;
-		ip6) what="stock ip -6" ;;
-		esac
-		printf '  %s from 40,000 to 80,000: /128s %s, one /64 %s\n' \
-			"$what" \
-			"$(growth "$(cell "$r" layout "$l" host6 80000)" "$(cell "$r" layout "$l" host6 40000)")" \
-			"$(growth "$(cell "$r" layout "$l" one6 80000)" "$(cell "$r" layout "$l" one6 40000)")"
+		[ ${#sizes[@]} -ge 2 ] || continue
+		what=/128s
+		[ "$l" = host6 ] || what="in one /64"
+		last=${sizes[-1]} prev=${sizes[-2]} first=${sizes[0]}
+		printf '  bulk from %s to %s %s: %s (request alone %s)\n' \
+			"$(commas "$prev")" "$(commas "$last")" "$what" \
+			"$(growth "$(cell "$r" layout bulk6 "$l" "$last")" "$(cell "$r" layout bulk6 "$l" "$prev")")" \
+			"$(growth "$(cell "$r" layout "bulk6 req" "$l" "$last")" "$(cell "$r" layout "bulk6 req" "$l" "$prev")")"
+		a=$(cell "$r" layout ip6 "$l" "$prev")
+		b=$(cell "$r" layout ip6 "$l" "$first")
+		[ -z "$a" ] || [ -z "$b" ] || [ "$prev" = "$first" ] ||
+			printf '  stock ip -6 from %s to %s %s: %s\n' \
+				"$(commas "$first")" "$(commas "$prev")" "$what" "$(growth "$a" "$b")"
+		if [ -n "$ipmax" ] && ((last > ipmax)) && [ -n "$a" ]; then
+			printf '  stock ip -6 at %s (not run at %s) over bulk at %s: %s\n' \
+				"$(commas "$prev")" "$(commas "$last")" "$(commas "$last")" \
+				"$(ratio "$a" "$(cell "$r" layout bulk6 "$l" "$last")")"
+		fi
 	done
 }
 
