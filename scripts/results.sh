@@ -38,16 +38,16 @@ ALLOW=scripts/check/figures.allow
 
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
-FLUSH_RUN=20261205-125543-bench-flush.neJC
+FLUSH_RUN=20261205-191045-bench-flush.JG6t
 FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
-DEMUX_RUN=20261205-133431-bench-demux.Qpnv
-RING_RUN=20261205-133838-bench-ring.pZyU
+DEMUX_RUN=20261205-201151-bench-demux.0Ddm
+RING_RUN=20261205-201558-bench-ring.3Cis
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261205-122344-bench-flush.BhKz
+FILT_RUN=20261205-191316-bench-flush.MKbH
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
-PNETNS_RUN=20261205-134131-bench-packet-netns.ChaX
-PNETNS_OLD_RUN=20261205-134457-bench-packet-netns.CR3X
+PNETNS_RUN=20261205-201723-bench-packet-netns.mVbk
+PNETNS_OLD_RUN=20261205-202043-bench-packet-netns.uDrU
 # IPv6 flushes: stock ip against an ip that sends one bulk request.
 FLUSH6_RUN=
 
@@ -262,7 +262,9 @@ fig_flush6() {
 	need "$r"
 	cmd=$(meta "$r" command)
 	ipmax=$(sed -n 's/.*BENCH_IP6_MAX=\([0-9]*\).*/\1/p' <<<"$cmd")
-	echo "  seconds to empty a device  stock ip -6     bulk  bulk req  patched ip  stock/bulk"
+	local pip=
+	[[ $cmd != *BENCH_IP_PATCHED=* ]] || pip=1
+	echo "  seconds to empty a device  stock ip -6     bulk  bulk req${pip:+  patched ip}  stock/bulk"
 	for l in host6 one6; do
 		read -r -a sizes < <(sed -n "s/.*BENCH_${l^^}=\"\([0-9 ]*\)\".*/\1/p" <<<"$cmd")
 		for n in "${sizes[@]}"; do
@@ -272,8 +274,9 @@ fig_flush6() {
 			c=$(cell "$r" layout ipnew6 "$l" "$n")
 			what="$(commas "$n") /128s"
 			[ "$l" = host6 ] || what="$(commas "$n") in one /64"
-			printf '  %-24s %12s %8s %9s %11s %11s\n' "$what" "${a:--}" \
-				"${b:--}" "${q:--}" "${c:--}" "$(ratio "$a" "$b")"
+			printf '  %-24s %12s %8s %9s' "$what" "${a:--}" "${b:--}" "${q:--}"
+			[ -z "$pip" ] || printf ' %11s' "${c:--}"
+			printf ' %11s\n' "$(ratio "$a" "$b")"
 		done
 		[ ${#sizes[@]} -ge 2 ] || continue
 		what=/128s
