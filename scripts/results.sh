@@ -49,7 +49,7 @@ FILT_RUN=20261205-191316-bench-flush.MKbH
 PNETNS_RUN=20261205-201723-bench-packet-netns.mVbk
 PNETNS_OLD_RUN=20261205-202043-bench-packet-netns.uDrU
 # IPv6 flushes: stock ip against an ip that sends one bulk request.
-FLUSH6_RUN=
+FLUSH6_RUN=20261205-210002-bench-flush.vLU7
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -62,6 +62,8 @@ FIGURES_IN=(
 	"plain-vs-base 2-net-next-ifa-flush/0002-*.patch"
 	"walk-stop 2-net-next-ifa-flush/0004-*.patch"
 	"packet-netns 3-net-next-packet-ring/0000-cover-letter.patch"
+	"flush6 2-net-next-ifa-flush/0000-cover-letter.patch"
+	"flush6 2-net-next-ifa-flush/0006-*.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
@@ -261,12 +263,13 @@ fig_flush6() {
 	local r=$FLUSH6_RUN l n a b q c what sizes cmd first last prev ipmax
 	need "$r"
 	cmd=$(meta "$r" command)
-	ipmax=$(sed -n 's/.*BENCH_IP6_MAX=\([0-9]*\).*/\1/p' <<<"$cmd")
+	ipmax=$(sed -n 's/.*BENCH_IP6_MAX="\{0,1\}\([0-9]*\).*/\1/p' <<<"$cmd")
 	local pip=
 	[[ $cmd != *BENCH_IP_PATCHED=* ]] || pip=1
 	echo "  seconds to empty a device  stock ip -6     bulk  bulk req${pip:+  patched ip}  stock/bulk"
 	for l in host6 one6; do
-		read -r -a sizes < <(sed -n "s/.*BENCH_${l^^}=\"\([0-9 ]*\)\".*/\1/p" <<<"$cmd")
+		read -r -a sizes < <(sed -n "s/.*BENCH_${l^^}=\"\([0-9 ]*\)\".*/\1/p" <<<"$cmd") ||
+			sizes=()
 		for n in "${sizes[@]}"; do
 			a=$(cell "$r" layout ip6 "$l" "$n")
 			b=$(cell "$r" layout bulk6 "$l" "$n")
@@ -297,6 +300,7 @@ fig_flush6() {
 				"$(ratio "$a" "$(cell "$r" layout bulk6 "$l" "$last")")"
 		fi
 	done
+	return 0
 }
 
 # fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
@@ -964,8 +968,14 @@ cd "$TOP"
 for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
+# (the IPv6 run has the companion's ip only if its command names one)
 for r in "$FILT_RUN" "$FLUSH6_RUN"; do
-	[ -z "$r" ] || same_code "$r" ip || rc=1
+	[ -n "$r" ] || continue
+	if grep -q 'BENCH_IP_PATCHED=' "$RUNS/$r/meta"; then
+		same_code "$r" ip || rc=1
+	else
+		same_code "$r" || rc=1
+	fi
 done
 # Each run with the helpers its figures come from (bench-flush builds
 # both flushers; the IPv4 figures use flush_bench, the IPv6 ones
