@@ -38,16 +38,18 @@ ALLOW=scripts/check/figures.allow
 
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
-FLUSH_RUN=20261205-125543-bench-flush.neJC
+FLUSH_RUN=20261205-191045-bench-flush.JG6t
 FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
-DEMUX_RUN=20261205-133431-bench-demux.Qpnv
-RING_RUN=20261205-133838-bench-ring.pZyU
+DEMUX_RUN=20261205-201151-bench-demux.0Ddm
+RING_RUN=20261205-201558-bench-ring.3Cis
 # The filtered flushes: stock ip against the iproute2 companion's ip.
-FILT_RUN=20261205-122344-bench-flush.BhKz
+FILT_RUN=20261205-191316-bench-flush.MKbH
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
-PNETNS_RUN=20261205-134131-bench-packet-netns.ChaX
-PNETNS_OLD_RUN=20261205-134457-bench-packet-netns.CR3X
+PNETNS_RUN=20261205-201723-bench-packet-netns.mVbk
+PNETNS_OLD_RUN=20261205-202043-bench-packet-netns.uDrU
+# IPv6 flushes: stock ip against an ip that sends one bulk request.
+FLUSH6_RUN=20261205-210002-bench-flush.vLU7
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -60,6 +62,8 @@ FIGURES_IN=(
 	"plain-vs-base 2-net-next-ifa-flush/0002-*.patch"
 	"walk-stop 2-net-next-ifa-flush/0004-*.patch"
 	"packet-netns 3-net-next-packet-ring/0000-cover-letter.patch"
+	"flush6 2-net-next-ifa-flush/0000-cover-letter.patch"
+	"flush6 2-net-next-ifa-flush/0006-*.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
@@ -249,6 +253,56 @@ fig_walk_stop() {
 		"$(grew "$s" host flagprim 20000 40000)"
 }
 
+# The IPv6 flushes: stock "ip -6 address flush" (one request per
+# address) against one bulk request (flush6_bench's bulk6, which dumps
+# first; "bulk req": the request alone), and the patched ip (ipnew6) where
+# the run has it; the layouts and sizes those of the run's command.
+# Stock ip is not run above BENCH_IP6_MAX (quadratic): its largest size
+# then bounds it from below at the next.
+fig_flush6() {
+	local r=$FLUSH6_RUN l n a b q c what sizes cmd first last prev ipmax
+	need "$r"
+	cmd=$(meta "$r" command)
+	ipmax=$(sed -n 's/.*BENCH_IP6_MAX="\{0,1\}\([0-9]*\).*/\1/p' <<<"$cmd")
+	local pip=
+	[[ $cmd != *BENCH_IP_PATCHED=* ]] || pip=1
+	echo "  seconds to empty a device  stock ip -6     bulk  bulk req${pip:+  patched ip}  stock/bulk"
+	for l in host6 one6; do
+		read -r -a sizes < <(sed -n "s/.*BENCH_${l^^}=\"\([0-9 ]*\)\".*/\1/p" <<<"$cmd") ||
+			sizes=()
+		for n in "${sizes[@]}"; do
+			a=$(cell "$r" layout ip6 "$l" "$n")
+			b=$(cell "$r" layout bulk6 "$l" "$n")
+			q=$(cell "$r" layout "bulk6 req" "$l" "$n")
+			c=$(cell "$r" layout ipnew6 "$l" "$n")
+			what="$(commas "$n") /128s"
+			[ "$l" = host6 ] || what="$(commas "$n") in one /64"
+			printf '  %-24s %12s %8s %9s' "$what" "${a:--}" "${b:--}" "${q:--}"
+			[ -z "$pip" ] || printf ' %11s' "${c:--}"
+			printf ' %11s\n' "$(ratio "$a" "$b")"
+		done
+		[ ${#sizes[@]} -ge 2 ] || continue
+		what=/128s
+		[ "$l" = host6 ] || what="in one /64"
+		last=${sizes[-1]} prev=${sizes[-2]} first=${sizes[0]}
+		printf '  bulk from %s to %s %s: %s (request alone %s)\n' \
+			"$(commas "$prev")" "$(commas "$last")" "$what" \
+			"$(growth "$(cell "$r" layout bulk6 "$l" "$last")" "$(cell "$r" layout bulk6 "$l" "$prev")")" \
+			"$(growth "$(cell "$r" layout "bulk6 req" "$l" "$last")" "$(cell "$r" layout "bulk6 req" "$l" "$prev")")"
+		a=$(cell "$r" layout ip6 "$l" "$prev")
+		b=$(cell "$r" layout ip6 "$l" "$first")
+		[ -z "$a" ] || [ -z "$b" ] || [ "$prev" = "$first" ] ||
+			printf '  stock ip -6 from %s to %s %s: %s\n' \
+				"$(commas "$first")" "$(commas "$prev")" "$what" "$(growth "$a" "$b")"
+		if [ -n "$ipmax" ] && ((last > ipmax)) && [ -n "$a" ]; then
+			printf '  stock ip -6 at %s (not run at %s) over bulk at %s: %s\n' \
+				"$(commas "$prev")" "$(commas "$last")" "$(commas "$last")" \
+				"$(ratio "$a" "$(cell "$r" layout bulk6 "$l" "$last")")"
+		fi
+	done
+	return 0
+}
+
 # fval RUN N COLUMN: a cell of bench-flush's filtered-flush table.
 fval() {
 	cell "$1" N "$3" "$2"
@@ -397,6 +451,8 @@ figure() {
 	md-packet-netns-old) fig_md_pnetns "$PNETNS_OLD_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
 	md-flush-base) fig_md_flush_base ;;
+	flush6) fig_flush6 ;;
+	md-flush6) fig_md_raw "$FLUSH6_RUN" ;;
 	*) die "no figure $1" ;;
 	esac
 }
@@ -407,6 +463,7 @@ fig_runs() {
 	flush-cost | flag-vs-secfirst) echo "$FLUSH_RUN" ;;
 	plain-vs-base | walk-stop) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
+	flush6) echo "$FLUSH6_RUN" ;;
 	packet-netns) echo "6.12:$PNETNS_OLD_RUN series:$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
 	esac
@@ -860,17 +917,21 @@ same_code() {
 
 # What else a run's figures depend on: the kernel config fragments its
 # kernel was built with (scripts/loop/build.sh, scripts/bench/bench.sh)
-# and the benchmark helpers' sources.  The drivers (bench-*.sh) are left
-# out: their comments and reports change without changing a figure.
-MEASURE_INPUTS=(scripts/vm/vm.config selftests/config scripts/bench/bench.config
-	'scripts/bench/*.c')
+# and the sources of the benchmark helpers that measured them (per run,
+# same_inputs' HELPER arguments).  The drivers (bench-*.sh) are left out:
+# their comments and reports change without changing a figure.
+MEASURE_INPUTS=(scripts/vm/vm.config selftests/config scripts/bench/bench.config)
 
-# same_inputs RUN: fail unless the run was measured from a clean tree
-# (bench.sh marks a meta whose patches/ or scripts/ had local changes)
-# whose MEASURE_INPUTS are those of this tree.
+# same_inputs RUN HELPER...: fail unless the run was measured from a clean
+# tree (bench.sh marks a meta whose patches/ or scripts/ had local
+# changes) whose MEASURE_INPUTS and helpers scripts/bench/HELPER.c are
+# those of this tree.
 same_inputs() {
-	local rev
+	local rev h inputs=("${MEASURE_INPUTS[@]}")
 	need "$1"
+	for h in "${@:2}"; do
+		inputs+=("scripts/bench/$h.c")
+	done
 	rev=$(meta "$1" repository)
 	if [[ $rev == *modified* ]]; then
 		echo "run $1 was measured from a tree with local changes: $rev"
@@ -878,9 +939,9 @@ same_inputs() {
 	fi
 	git -C "$TOP" cat-file -e "$rev^{commit}" 2>/dev/null ||
 		die "run $1: commit $rev is not in this repository"
-	if ! git -C "$TOP" diff --quiet "$rev" -- "${MEASURE_INPUTS[@]}"; then
+	if ! git -C "$TOP" diff --quiet "$rev" -- "${inputs[@]}"; then
 		echo "run $1 was built or driven by other config fragments or helpers than this tree's:"
-		git -C "$TOP" diff --stat "$rev" -- "${MEASURE_INPUTS[@]}" | sed 's/^/ /'
+		git -C "$TOP" diff --stat "$rev" -- "${inputs[@]}" | sed 's/^/ /'
 		echo "  (re-run the benchmark, commit its run, set its id in scripts/results.sh)"
 		return 1
 	fi
@@ -907,10 +968,24 @@ cd "$TOP"
 for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
-[ -z "$FILT_RUN" ] || same_code "$FILT_RUN" ip || rc=1
-for r in "$FLUSH_RUN" "$FLUSH_BASE_RUN" "$DEMUX_RUN" "$RING_RUN" "$FILT_RUN" \
-	"$PNETNS_RUN" "$PNETNS_OLD_RUN"; do
-	[ -z "$r" ] || same_inputs "$r" || rc=1
+# (the IPv6 run has the companion's ip only if its command names one)
+for r in "$FILT_RUN" "$FLUSH6_RUN"; do
+	[ -n "$r" ] || continue
+	if grep -q 'BENCH_IP_PATCHED=' "$RUNS/$r/meta"; then
+		same_code "$r" ip || rc=1
+	else
+		same_code "$r" || rc=1
+	fi
+done
+# Each run with the helpers its figures come from (bench-flush builds
+# both flushers; the IPv4 figures use flush_bench, the IPv6 ones
+# flush6_bench).
+for r in "$FLUSH_RUN flush_bench" "$FLUSH_BASE_RUN flush_bench" \
+	"$DEMUX_RUN edmx_bench" "$RING_RUN ring_bench" "$FILT_RUN flush_bench" \
+	"$PNETNS_RUN pnetns_bench" "$PNETNS_OLD_RUN pnetns_bench" \
+	"$FLUSH6_RUN flush6_bench"; do
+	# shellcheck disable=SC2086 # the run and its helpers
+	[ -z "${r%% *}" ] || same_inputs $r || rc=1
 done
 
 for f in "${MARKDOWN[@]}"; do

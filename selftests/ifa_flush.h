@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What ifa_flush and ifa_flusher share: address requests through the YNL
- * rt-addr family (one address, or all of a device with NLM_F_BULK),
+ * rt-addr family (one address, or all of a device's IPv4 or IPv6
+ * addresses with NLM_F_BULK),
  * joining rtnetlink groups, and the question whether the kernel knows
  * IFA_F_FLUSH.
  */
@@ -23,7 +24,9 @@
  * RTM_DELADDR of @local/@plen on @ifindex, with IFA_ADDRESS @address (the
  * peer; NULL: @local) and with @flags in IFA_FLAGS if not 0: 0, -errno
  * from the kernel (its extack message is then in ys->err.msg), or -EINVAL
- * for an address that does not parse.
+ * for an address that does not parse.  IFA_LOCAL carries @local for IPv4
+ * always, for IPv6 only with a peer (as the kernel's dumps have it: an
+ * IPv6 address without a peer is IFA_ADDRESS alone).
  */
 static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 			  int family, int ifindex, const char *local,
@@ -45,7 +48,7 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 		req->_hdr.ifa_family = family;
 		req->_hdr.ifa_prefixlen = plen;
 		req->_hdr.ifa_index = ifindex;
-		if (family == AF_INET)
+		if (family == AF_INET || address)
 			rt_addr_newaddr_req_set_local(req, l, alen);
 		rt_addr_newaddr_req_set_address(req, a, alen);
 		if (flags)
@@ -60,7 +63,7 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 		req->_hdr.ifa_family = family;
 		req->_hdr.ifa_prefixlen = plen;
 		req->_hdr.ifa_index = ifindex;
-		if (family == AF_INET)
+		if (family == AF_INET || address)
 			rt_addr_deladdr_req_set_local(req, l, alen);
 		rt_addr_deladdr_req_set_address(req, a, alen);
 		if (flags)
@@ -73,29 +76,30 @@ static inline int ifa_req(struct ynl_sock *ys, int type, __u16 nlflags,
 }
 
 /*
- * RTM_DELADDR with NLM_F_BULK of @family on @ifindex, with @plen in the
- * header and IFA_LOCAL @local if not NULL (the kernel takes neither: the
- * tests of its refusals set them): 0, or -errno from the kernel
- * (-EOPNOTSUPP with "Bulk delete is not supported" on a kernel without it).
+ * RTM_DELADDR with NLM_F_BULK and the header @ifm, with IFA_LOCAL @local
+ * (an address of ifm->ifa_family) if not NULL.  The kernel takes the
+ * family and the device (ifa_index) only: the other header fields and
+ * @local are for the tests of its refusals.  0, or -errno from the kernel
+ * (-EOPNOTSUPP with "Bulk delete is not supported" on a kernel without it
+ * for that family).
  */
-static inline int ifa_bulk_del(struct ynl_sock *ys, int family, int ifindex,
-			       int plen, const char *local)
+static inline int ifa_bulk_del(struct ynl_sock *ys,
+			       const struct ifaddrmsg *ifm, const char *local)
 {
+	size_t alen = ifm->ifa_family == AF_INET6 ? 16 : 4;
 	struct rt_addr_deladdr_req *req;
-	unsigned char l[4];
+	unsigned char l[16];
 	int ret;
 
-	if (local && inet_pton(AF_INET, local, l) != 1)
+	if (local && inet_pton(ifm->ifa_family, local, l) != 1)
 		return -EINVAL;
 	req = rt_addr_deladdr_req_alloc();
 	if (!req)
 		return -ENOMEM;
 	rt_addr_deladdr_req_set_nlflags(req, NLM_F_BULK);
-	req->_hdr.ifa_family = family;
-	req->_hdr.ifa_prefixlen = plen;
-	req->_hdr.ifa_index = ifindex;
+	req->_hdr = *ifm;
 	if (local)
-		rt_addr_deladdr_req_set_local(req, l, sizeof(l));
+		rt_addr_deladdr_req_set_local(req, l, alen);
 	ret = rt_addr_deladdr(ys, req);
 	rt_addr_deladdr_req_free(req);
 	return ret ? -(int)(ys->err.code ?: EIO) : 0;

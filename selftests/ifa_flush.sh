@@ -26,6 +26,17 @@
 #   no route added back, and leaves the same addresses and routes as
 #   deleting every address of d0 in dump order with promote_secondaries=0
 #   over the layouts of subnet_removal.
+# - bulk6: one RTM_DELADDR with NLM_F_BULK and ifa_family AF_INET6
+#   (ifa_flusher -6 -m bulk) empties a device of about N6 (IFA_FLUSH_N6,
+#   300) IPv6 addresses (see add_layout6: /128s, /64s of five, link-local
+#   ones and the kernel's own, /64s with finite lifetimes, temporary ones,
+#   ones without prefix route, one with a peer), sends one RTM_DELADDR
+#   notification per address, leaves no IPv6 route of the device but
+#   ff00::/8, and leaves its IPv4 addresses and routes as they were.  And
+#   over BULK6_LAYOUT, where the order of the deletes decides which prefix
+#   routes stay, it leaves the same addresses and routes of both families
+#   as deleting each address in dump order (ifa_flusher -6 -m dump, what
+#   "ip -6 address flush" does).
 # - filtered: a flush with a selector (to PREFIX, label, scope, flags,
 #   proto, with or without dev) that deletes a selected primary with the
 #   flag exactly when every address of its subnet is selected, and every
@@ -38,7 +49,9 @@
 #
 # On a kernel without IFA_F_FLUSH (probed with ifa_flusher -c, which
 # tries RTM_NEWADDR with the bit) the flag cases SKIP; on one that says
-# "Bulk delete is not supported", the bulk cases SKIP.
+# "Bulk delete is not supported", the bulk cases SKIP (for IPv4 and IPv6
+# apart: bulk6 SKIPs on a kernel with the IPv4 bulk delete only, and
+# without IPv6).
 #
 # Topology: a namespace per case.  flag_flush and route_calls: a dummy
 # device ifaf0 with N (IFA_FLUSH_N, 20) addresses.  subnet_removal: dummy
@@ -86,11 +99,14 @@ ALL_TESTS="
 	test_route_calls
 	test_subnet_removal
 	test_bulk
+	test_bulk6
 	test_filtered
 "
 
 : "${IFA_FLUSH_N:=20}"
 N=$IFA_FLUSH_N
+: "${IFA_FLUSH_N6:=300}"
+N6=$IFA_FLUSH_N6
 DEV=ifaf0
 
 # setup_dev PROMOTE: namespace $NS with $DEV up and promote_secondaries set.
@@ -481,6 +497,196 @@ test_bulk()
 	log_test "bulk = plain deletes in dump order, promote_secondaries=0"
 }
 
+# add_layout6 NS DEV COUNT: COUNT IPv6 addresses on DEV, by fours: a
+# /128, one of five in a /64, a link-local one, one of five in a /64 with
+# finite lifetimes; then two mngtmpaddr addresses (use_tempaddr=2 makes
+# a temporary address for each as it is added), two without prefix route
+# in a /64 of their own and one with a peer.  With addr_gen_mode=0, DEV
+# also has the kernel's link-local address.  No prefix route outlives
+# its addresses here (see BULK6_LAYOUT).
+add_layout6()
+{
+	local ns=$1; shift
+	local dev=$1; shift
+	local count=$1; shift
+	local i
+
+	ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.addr_gen_mode=0" \
+		"net.ipv6.conf.$dev.use_tempaddr=2" || return
+	for ((i = 0; i < count; i++)); do
+		case $((i % 4)) in
+		0) printf 'addr add 2001:db8:1::%x/128' "$i" ;;
+		1) printf 'addr add 2001:db8:2:%x::%x/64' $((i / 20)) "$i" ;;
+		2) printf 'addr add fe80::1:%x/64' "$i" ;;
+		3) printf 'addr add 2001:db8:3:%x::%x/64 valid_lft %d %s' \
+			$((i / 20)) "$i" $((3600 + i)) "preferred_lft 1800" ;;
+		esac
+		echo " dev $dev"
+	done | ip -n "$ns" -batch - || return
+	ip -n "$ns" -batch - <<-EOF
+		addr add 2001:db8:7::1/64 dev $dev mngtmpaddr
+		addr add 2001:db8:8::1/64 dev $dev mngtmpaddr
+		addr add 2001:db8:9::1/64 dev $dev noprefixroute
+		addr add 2001:db8:9::2/64 dev $dev noprefixroute
+		addr add 2001:db8:c::1 peer 2001:db8:d::1/128 dev $dev
+	EOF
+}
+
+# state4_dev: the IPv4 addresses and routes of $DEV.
+state4_dev()
+{
+	ip -n "$NS" -4 addr show dev "$DEV"
+	ip -n "$NS" -4 route show table all dev "$DEV"
+}
+
+# bulk6_flush: an IPv6 bulk delete empties $DEV of the add_layout6
+# addresses with one RTM_DELADDR notification each; its IPv4 addresses
+# (N, in /24s of five) and their routes stay.
+bulk6_flush()
+{
+	local n tmp before out want
+
+	RET=0
+	if ! setup_dev 0; then
+		RET=1 retmsg="cannot create $DEV" log_test "IPv6 bulk flush"
+		return
+	fi
+	add_addrs "$N" 5
+	check_err $? "adding $N IPv4 addresses failed"
+	add_layout6 "$NS" "$DEV" "$N6"
+	check_err $? "adding $N6 IPv6 addresses failed"
+	n=$(ip -n "$NS" -6 -o addr show dev "$DEV" | wc -l)
+	tmp=$(ip -n "$NS" -6 -o addr show dev "$DEV" temporary | wc -l)
+	((tmp == 2))
+	check_err $? "$tmp temporary addresses, expected 2"
+	before=$(state4_dev)
+
+	out=$(ip netns exec "$NS" "$FLUSHER" -6 -r -m bulk "$DEV")
+	check_err $? "ifa_flusher -6 -r -m bulk failed: $out"
+	want="found $n deleted $n gone 0 failed 0 left 0 newroute * deladdr $n"
+	# shellcheck disable=SC2053 # a pattern
+	[[ $out == $want ]]
+	check_err $? "ifa_flusher -6 -r -m bulk: \"$out\", expected \"$want\""
+
+	out=$(ip -n "$NS" -6 addr show dev "$DEV")
+	check_err $? "cannot list the IPv6 addresses of $DEV"
+	[[ $out != *"inet6 "* ]]
+	check_err $? "IPv6 addresses left on $DEV: $out"
+	out=$(ip -n "$NS" -6 route show table all dev "$DEV")
+	check_err $? "cannot list the IPv6 routes of $DEV"
+	out=$(grep -v '^multicast ff00::/8 ' <<<"$out")
+	[[ -z $out ]]
+	check_err $? "IPv6 routes left on $DEV: $out"
+	[[ $(state4_dev) == "$before" ]]
+	check_err $? "the IPv4 addresses or routes of $DEV changed"
+	log_test "IPv6 bulk flush: $n addrs, $N IPv4 addrs kept"
+}
+
+# BULK6_LAYOUT: d0's IPv6 addresses and routes for the comparison with
+# one delete per address, added in this order (a dump lists the newest
+# address of a scope first).  Deleting them in dump order, a /64's prefix
+# route stays if its last address in dump order has no prefix route of its
+# own (2001:db8:a::/64, and 2001:db8:b::/64 with the expiry of its
+# address's lifetime), and goes in the other /64s; an address with finite
+# lifetimes first makes its /64's route expire (2001:db8:c::/64); routes
+# whose prefsrc goes lose it (2001:db8:98::/64 is d1's).  The prefsrc
+# addresses are nodad: a tentative address is no route's source.
+BULK6_LAYOUT="
+addr add 2001:db8:1::1/128 dev d0 nodad
+addr add 2001:db8:1::2/128 dev d0
+addr add 2001:db8:2::1/64 dev d0 nodad
+addr add 2001:db8:2::2/64 dev d0
+addr add 2001:db8:2::3/48 dev d0
+addr add 2001:db8:a::2/64 dev d0 noprefixroute
+addr add 2001:db8:a::1/64 dev d0
+addr add 2001:db8:b::2/64 dev d0 noprefixroute valid_lft 3600 preferred_lft 3600
+addr add 2001:db8:b::1/64 dev d0 valid_lft 7200 preferred_lft 7200
+addr add 2001:db8:c::2/64 dev d0 valid_lft 3600 preferred_lft 3600
+addr add 2001:db8:c::1/64 dev d0 valid_lft 7200 preferred_lft 7200
+addr add 2001:db8:e::1/64 dev d0
+addr add 2001:db8:e::2/64 dev d0 noprefixroute
+addr add 2001:db8:7::1/64 dev d0 mngtmpaddr
+addr add 2001:db8:f::1 peer 2001:db8:f:1::1/128 dev d0
+addr add fe80::1:1/64 dev d0
+addr add 10.1.0.1/24 dev d0
+addr add 10.1.0.2/24 dev d0
+addr add 10.2.0.1/24 dev d1
+route add 2001:db8:99::/64 dev d0 src 2001:db8:1::1
+route add 2001:db8:98::/64 dev d1 src 2001:db8:2::1
+"
+
+# The IPv6 addresses and routes of namespace $1, sorted; lifetimes left
+# out (a route's expiry: whether it has one).
+state6()
+{
+	local ns=$1; shift
+
+	ip -n "$ns" -j -6 addr show |
+		jq -r '.[] | .ifname as $d | .addr_info[] |
+			[$d, .local, .address // "", .prefixlen, .scope,
+			 .noprefixroute // false, .temporary // false,
+			 .mngtmpaddr // false, .dynamic // false] | @tsv' | sort
+	ip -n "$ns" -j -6 route show table all |
+		jq -r '.[] | [.table // "main", .type // "unicast", .dst,
+			      .dev, .prefsrc // "", .protocol // "",
+			      .expires != null] | @tsv' | sort
+}
+
+# remove6 METHOD: BULK6_LAYOUT in a new namespace (d0 with a fixed MAC
+# address, its link-local address and a temporary address; d1 without
+# IPv6 address), then ifa_flusher -6 -r -m METHOD d0: every address of d0
+# deleted, one RTM_DELADDR each; writes $WORKDIR/state6.METHOD.
+remove6()
+{
+	local method=$1; shift
+	local ns n out
+
+	setup_ns ns || return
+	defer cleanup_ns "$ns"
+	ip -n "$ns" link add name d0 address 02:00:00:00:00:10 type dummy &&
+		ip -n "$ns" link add name d1 type dummy || return
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.d0.addr_gen_mode=0 \
+		net.ipv6.conf.d1.addr_gen_mode=1 \
+		net.ipv6.conf.d0.use_tempaddr=2 || return
+	ip -n "$ns" link set dev d0 up && ip -n "$ns" link set dev d1 up ||
+		return
+	ip -n "$ns" -batch - <<<"$BULK6_LAYOUT" || return
+	n=$(ip -n "$ns" -6 -o addr show dev d0 | wc -l)
+	out=$(ip netns exec "$ns" "$FLUSHER" -6 -r -m "$method" d0)
+	if [[ $out != "found $n "*" failed 0 left 0 newroute "*" deladdr $n" ]]
+	then
+		echo "# -6 -m $method: \"$out\", expected $n RTM_DELADDR"
+		return 1
+	fi
+	{ state "$ns"; state6 "$ns"; } >"$WORKDIR/state6.$method"
+}
+
+# An IPv6 bulk delete empties a device of N6 addresses; it leaves the same
+# addresses and routes as one delete per address in dump order.
+test_bulk6()
+{
+	if ((!HAVE_IPV6)); then
+		log_test_skip "IPv6 bulk flush (no IPv6)"
+		return
+	fi
+	if ((!BULK6)); then
+		log_test_skip "IPv6 bulk flush (no IPv6 bulk RTM_DELADDR)"
+		return
+	fi
+	in_defer_scope bulk6_flush
+	if ! command -v jq >/dev/null; then
+		log_test_skip "IPv6 bulk = dump (jq not installed)"
+		return
+	fi
+	RET=0
+	in_defer_scope remove6 dump
+	check_err $? "deleting every IPv6 address of d0 one by one failed"
+	in_defer_scope remove6 bulk
+	check_err $? "the IPv6 bulk delete of d0 failed"
+	compare dump bulk state6
+	log_test "IPv6 bulk = deletes in dump order"
+}
+
 # FILTER_ROWS: "SELECTOR|SUBNETS", SUBNETS being how many subnets the
 # flush removes whole, and so deletes with the flag, over add_layout and
 # add_filter_layout.  d0 has 17 subnets: 10.1-10.3, 10.4.0.100/32 (peers),
@@ -636,6 +842,12 @@ trap 'defer_scopes_cleanup; cleanup_all_ns; rm -rf "$WORKDIR"' EXIT
 # As lib.sh has it: a netns that cannot be created is a missing dependency
 # (ksft_skip), in every script of this series; the cases make their own.
 setup_ns PROBE_NS || exit
+# Every case needs dummy devices (CONFIG_DUMMY).
+if ! ip -n "$PROBE_NS" link add name d0 type dummy; then
+	cleanup_ns "$PROBE_NS"
+	echo "SKIP: no dummy devices"
+	exit "$ksft_skip"
+fi
 cleanup_ns "$PROBE_NS"
 
 # Does the kernel know IFA_F_FLUSH?  (exit 4 if not)
@@ -657,7 +869,18 @@ bulk_probe()
 	*"Bulk delete is not supported"*) BULK=0 ;;
 	*) echo "# bulk probe: $out"; return 1 ;;
 	esac
+	((HAVE_IPV6)) || return 0
+	# the device's own link-local address may be there to delete
+	out=$(ip netns exec "$NS" "$FLUSHER" -6 -m bulk "$DEV" 2>&1)
+	case $out in
+	"found "*" failed 0 left 0") BULK6=1 ;;
+	*"Bulk delete is not supported"*) BULK6=0 ;;
+	*) echo "# IPv6 bulk probe: $out"; return 1 ;;
+	esac
 }
+HAVE_IPV6=0
+[[ -d /proc/sys/net/ipv6 ]] && HAVE_IPV6=1
+BULK6=0
 in_defer_scope bulk_probe || exit "$ksft_fail"
 
 # Does ip know address protocols (iproute2 6.4)?

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ifa_flusher: empty a device (or one subnet of it) of its IPv4 addresses
- * through the YNL rt-addr family, for ifa_flush.sh.
+ * ifa_flusher: empty a device (or one subnet of it) of its IPv4 or IPv6
+ * addresses through the YNL rt-addr family, for ifa_flush.sh and
+ * scripts/check/diff-scenarios.sh.
  *
  *   ifa_flusher [-m dump|secfirst|flag|bulk] [-o ADDR/LEN] [-r] DEV
  *	Dump the IPv4 addresses of DEV (with -o, only those of the subnet
@@ -20,7 +21,24 @@
  *	counts the IPv4 route notifications (RTM_NEWROUTE, RTM_DELROUTE) and
  *	the RTM_DELADDR notifications of the network namespace: the kernel
  *	sends those a request causes before its ack, so reading them after
- *	each ack counts them exactly; a lost notification is an error.
+ *	each ack counts them exactly; a lost notification is an error (the
+ *	sockets' receive buffers are made large enough for a bulk delete of
+ *	thousands of addresses, whose notifications all come before its ack).
+ *
+ *   ifa_flusher -6 [-m dump|bulk] [-r] DEV
+ *	The same for the IPv6 addresses of DEV, link-local, temporary and
+ *	tentative ones included:
+ *	dump: one RTM_DELADDR per address in dump order, with what the
+ *	      dump gave: IFA_ADDRESS (and IFA_LOCAL, for an address with a
+ *	      peer), the prefix length and IFA_FLAGS (what "ip -6 address
+ *	      flush dev DEV" does);
+ *	bulk: one RTM_DELADDR with NLM_F_BULK.
+ *	An address already gone (a temporary address deleted with its
+ *	mngtmpaddr one: EADDRNOTAVAIL) is counted as gone.  Same report and
+ *	exit code; with -r, the counts are of the IPv6 route notifications
+ *	and of the IPv6 RTM_DELADDR notifications of the network namespace.
+ *	On a kernel without IPv6 bulk delete, -m bulk reports "failed 1"
+ *	(and "bulk delete: ... Bulk delete is not supported" on stderr).
  *
  *   ifa_flusher -m select FILE
  *	Flush the IPv4 addresses FILE lists, one "IFINDEX LOCAL ADDRESS
@@ -60,11 +78,13 @@
 #include "kselftest.h"
 
 struct addr {
-	char local[INET_ADDRSTRLEN];
-	char peer[INET_ADDRSTRLEN];	/* IFA_ADDRESS */
-	__u32 address;		/* IFA_ADDRESS, network order */
+	char local[INET6_ADDRSTRLEN];
+	char peer[INET6_ADDRSTRLEN];	/* IFA_ADDRESS */
+	__u32 address;		/* IPv4 IFA_ADDRESS, network order */
+	__u32 flags;		/* IFA_FLAGS, or ifa_flags without it */
 	int prefixlen;
 	int ifindex;
+	bool has_local;		/* IFA_LOCAL in the dump */
 	bool secondary;
 	bool listed;		/* -m select: FILE lists it */
 };
@@ -79,14 +99,47 @@ static struct ynl_sock *rt;	/* route notifications, with -r */
 static struct ynl_sock *at;	/* address notifications, with -r */
 static unsigned long rt_new, rt_del, at_del;
 static int ifindex;	/* 0: every device (-m select) */
+static int family = AF_INET;	/* -6: AF_INET6 */
 
 static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: ifa_flusher [-m dump|secfirst|flag|bulk] [-o ADDR/LEN] [-r] DEV\n"
+		"       ifa_flusher -6 [-m dump|bulk] [-r] DEV\n"
 		"       ifa_flusher -m select FILE\n"
 		"       ifa_flusher -c\n");
 	exit(2);
+}
+
+/*
+ * A notification socket for -r: rtnetlink @group joined, and a receive
+ * buffer of RCVBUF bytes (SO_RCVBUFFORCE as root, else what SO_RCVBUF
+ * gets), for a bulk delete sends all its notifications before its ack.
+ */
+#define RCVBUF	(64 << 20)
+
+static struct ynl_sock *ntf_sock(const struct ynl_family *yf,
+				 const char *name, unsigned int group)
+{
+	int size = RCVBUF, fd;
+	struct ynl_error yerr;
+	struct ynl_sock *s;
+
+	s = ynl_sock_create(yf, &yerr);
+	if (!s) {
+		fprintf(stderr, "%s: %s\n", name, yerr.msg);
+		return NULL;
+	}
+	fd = ynl_socket_get_fd(s);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (ifa_join(s, group)) {
+		fprintf(stderr, "%s: group %u: %s\n", name, group,
+			strerror(errno));
+		ynl_sock_destroy(s);
+		return NULL;
+	}
+	return s;
 }
 
 /* Count the queued notifications; -1 if some were lost. */
@@ -117,12 +170,13 @@ static int rt_drain(void)
 }
 
 /*
- * The IPv4 addresses of ifindex (all of them if 0) in dump order; with
- * @only (ADDR/LEN), the ones of that subnet.  0 or -1.
+ * The addresses of the family of ifindex (all of them if 0) in dump
+ * order; with @only (ADDR/LEN, IPv4), the ones of that subnet.  0 or -1.
  */
 static int dump_addrs(const char *only, struct addr_list *l)
 {
-	struct rt_addr_getaddr_req req = { ._hdr.ifa_family = AF_INET };
+	struct rt_addr_getaddr_req req = { ._hdr.ifa_family = family };
+	unsigned int alen = family == AF_INET6 ? 16 : 4;
 	struct rt_addr_getaddr_list *d;
 	unsigned int plen = 0, n = 0;
 	__u32 base = 0, mask = 0;
@@ -160,21 +214,27 @@ static int dump_addrs(const char *only, struct addr_list *l)
 	}
 	ynl_dump_foreach(d, a) {
 		struct addr *e = &l->a[l->n];
-		const void *local = a->_len.local == 4 ? a->local : a->address;
+		const void *local;
 
 		if ((ifindex && (int)a->_hdr.ifa_index != ifindex) ||
-		    a->_len.address != 4)
+		    a->_hdr.ifa_family != family || a->_len.address != alen)
 			continue;
-		memcpy(&e->address, a->address, 4);
+		e->has_local = a->_len.local == alen;
+		local = e->has_local ? a->local : a->address;
+		e->address = 0;
+		if (family == AF_INET)
+			memcpy(&e->address, a->address, 4);
 		if (only && (a->_hdr.ifa_prefixlen != plen ||
 			     (e->address & mask) != base))
 			continue;
-		inet_ntop(AF_INET, local, e->local, sizeof(e->local));
-		inet_ntop(AF_INET, a->address, e->peer, sizeof(e->peer));
+		inet_ntop(family, local, e->local, sizeof(e->local));
+		inet_ntop(family, a->address, e->peer, sizeof(e->peer));
+		e->flags = a->_present.flags ? a->flags : a->_hdr.ifa_flags;
 		e->prefixlen = a->_hdr.ifa_prefixlen;
 		e->ifindex = a->_hdr.ifa_index;
 		e->listed = false;
-		e->secondary = a->_hdr.ifa_flags & IFA_F_SECONDARY;
+		e->secondary = family == AF_INET &&
+			       (a->_hdr.ifa_flags & IFA_F_SECONDARY);
 		l->n++;
 	}
 	rt_addr_getaddr_list_free(d);
@@ -185,14 +245,22 @@ struct counts {
 	unsigned int deleted, gone, failed;
 };
 
-/* RTM_DELADDR of @a on @idx with @flags; an address already gone counts. */
+/*
+ * RTM_DELADDR of @a on @idx with @flags (IPv6: with its own, as dumped);
+ * an address already gone counts.
+ */
 static void del_addr(const struct addr *a, int idx, __u32 flags,
 		     struct counts *c)
 {
 	int err;
 
-	err = ifa_req(ys, RTM_DELADDR, 0, AF_INET, idx, a->local, a->peer,
-		      a->prefixlen, flags);
+	if (family == AF_INET6)
+		err = ifa_req(ys, RTM_DELADDR, 0, AF_INET6, idx, a->local,
+			      a->has_local ? a->peer : NULL, a->prefixlen,
+			      a->flags);
+	else
+		err = ifa_req(ys, RTM_DELADDR, 0, AF_INET, idx, a->local,
+			      a->peer, a->prefixlen, flags);
 	if (!err) {
 		c->deleted++;
 	} else if (err == -EADDRNOTAVAIL) {
@@ -219,7 +287,12 @@ static int do_flush(const char *mode, const char *only)
 		return 1;
 	found = l.n;
 	if (bulk) {
-		if (ifa_bulk_del(ys, AF_INET, ifindex, 0, NULL)) {
+		struct ifaddrmsg ifm = {
+			.ifa_family = family,
+			.ifa_index = ifindex,
+		};
+
+		if (ifa_bulk_del(ys, &ifm, NULL)) {
 			c.failed = 1;
 			fprintf(stderr, "bulk delete: %s\n", ys->err.msg);
 		}
@@ -384,8 +457,11 @@ int main(int argc, char **argv)
 	struct ynl_error yerr;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "cm:o:r")) != -1) {
+	while ((opt = getopt(argc, argv, "6cm:o:r")) != -1) {
 		switch (opt) {
+		case '6':
+			family = AF_INET6;
+			break;
 		case 'c':
 			check = true;
 			break;
@@ -411,6 +487,10 @@ int main(int argc, char **argv)
 	if ((only && !strcmp(mode, "bulk")) ||
 	    ((only || routes) && !strcmp(mode, "select")))
 		print_usage();
+	/* IPv6: a whole device, one address at a time or in bulk */
+	if (family == AF_INET6 &&
+	    (check || only || (strcmp(mode, "dump") && strcmp(mode, "bulk"))))
+		print_usage();
 	if (!check && strcmp(mode, "select")) {
 		ifindex = if_nametoindex(argv[optind]);
 		if (!ifindex) {
@@ -430,24 +510,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (routes) {
-		rt = ynl_sock_create(&ynl_rt_route_family, &yerr);
-		if (!rt) {
-			fprintf(stderr, "rt-route: %s\n", yerr.msg);
+		rt = ntf_sock(&ynl_rt_route_family, "rt-route",
+			      family == AF_INET6 ? RTNLGRP_IPV6_ROUTE :
+						   RTNLGRP_IPV4_ROUTE);
+		at = ntf_sock(&ynl_rt_addr_family, "rt-addr",
+			      family == AF_INET6 ? RTNLGRP_IPV6_IFADDR :
+						   RTNLGRP_IPV4_IFADDR);
+		if (!rt || !at)
 			return 1;
-		}
-		if (ifa_join(rt, RTNLGRP_IPV4_ROUTE)) {
-			perror("RTNLGRP_IPV4_ROUTE");
-			return 1;
-		}
-		at = ynl_sock_create(&ynl_rt_addr_family, &yerr);
-		if (!at) {
-			fprintf(stderr, "rt-addr: %s\n", yerr.msg);
-			return 1;
-		}
-		if (ifa_join(at, RTNLGRP_IPV4_IFADDR)) {
-			perror("RTNLGRP_IPV4_IFADDR");
-			return 1;
-		}
 	}
 	if (check)
 		ret = do_check();

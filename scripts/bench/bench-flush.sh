@@ -16,7 +16,26 @@
 #   filt  /24 subnets of $BENCH_PER addresses, half of them in 10.0.0.0/9
 #         with the label $DEV:a, the other half in 10.128.0.0/9 without,
 #         N in $BENCH_FILT: a flush with a selector that picks half of
-#         the subnets.
+#         the subnets;
+#   host6 N IPv6 /128s (2001:db8::/96), N in $BENCH_HOST6;
+#   one6  N IPv6 addresses in one /64 (2001:db8:1::/64), sharing its
+#         prefix route, N in $BENCH_ONE6.
+# The IPv6 layouts are on a dummy device of their own, $DEV6, without a
+# link-local address (addr_gen_mode none): a dummy device does no DAD
+# and joins no solicited-node group (IFF_NOARP), as kube-ipvs0.  Their
+# addresses are added by flush6_bench -a (scripts/bench/flush6_bench.c,
+# timed), which also waits for the part of each add that the kernel does
+# after its ack (the work item that ends the address's tentative state
+# and inserts its local route), so that no flush pays for it; and
+# flushed by
+#   ip6       stock "ip -6 addr flush dev D": one RTM_DELADDR per address,
+#             in dump order;
+#   bulk6     flush6_bench -m bulk: one RTM_DELADDR with NLM_F_BULK for
+#             AF_INET6, where the kernel takes it (IPv6 bulk delete is in
+#             progress: branch wip/ipv6-bulk, issue 32; other kernels
+#             answer EOPNOTSUPP, and the table shows what was left);
+#   ipnew6    "ip -6 addr flush dev D" with BENCH_IP_PATCHED: an ip that
+#             sends that bulk request where the kernel takes it.
 # For each layout and N, the addresses are added (flush_bench -a, timed)
 # and flushed again by each method, promote_secondaries=1 unless said:
 #   ip        stock "ip -4 addr flush dev D": iproute2 sends its deletes in
@@ -40,12 +59,15 @@
 #   ipnewto, ipnewlabel  the same with BENCH_IP_PATCHED (which deletes a
 #                        primary with IFA_F_FLUSH where the selector
 #                        picks its whole subnet).
-# Each flush by flush_bench is timed by flush_bench itself (its "secs":
-# from its first dump to its last ack), the ip flushes with bash's clock
-# around the command.  Prints a Markdown table: seconds and ratios.
+# Each flush by flush_bench or flush6_bench is timed by the helper itself
+# (its "secs": from its first dump to its last ack), the ip flushes with
+# bash's clock around the command.  Prints a Markdown table: seconds and
+# ratios.
 #
 # Environment (the knobs and their defaults: make help): BENCH_ONE,
-# BENCH_RFC, BENCH_HOST, BENCH_FILT (the sizes of each layout), BENCH_PER,
+# BENCH_RFC, BENCH_HOST, BENCH_FILT, BENCH_HOST6, BENCH_ONE6 (the sizes of
+# each layout; the IPv6 ones run only when set), BENCH_IP6_MAX (above it
+# stock "ip -6" is not run), BENCH_PER,
 # BENCH_METHODS, BENCH_IP_PATCHED, BENCH_IP_MAX and BENCH_IP_ONE_MAX (above
 # them stock ip is not run: its promotions make it slow), BENCH_IP_FILT_MAX,
 # BENCH_HOST_ALL_MAX (above it, in the /32 layout, flagprim stands for
@@ -58,11 +80,12 @@
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
-# The flusher (scripts/bench/flush_bench.c), built on the host, static:
-# it is copied into the guest's tmpfs below, as under instruction counting
-# a page of the program or of libc read over 9p while it runs is a jump of
-# the guest clock, of seconds on a busy host.
+# The flushers (scripts/bench/flush_bench.c, flush6_bench.c), built on
+# the host, static: they are copied into the guest's tmpfs below, as under
+# instruction counting a page of the program or of libc read over 9p
+# while it runs is a jump of the guest clock, of seconds on a busy host.
 FLUSHER=$(build_helper "$TOP/scripts/bench/flush_bench.c" -static) || exit
+FLUSHER6=$(build_helper "$TOP/scripts/bench/flush6_bench.c" -static) || exit
 [[ ${1:-} != --build ]] || exit 0
 BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
@@ -78,7 +101,12 @@ DEV=bf0
 BENCH_IP_PATCHED=${BENCH_IP_PATCHED:-}
 METHODS=${BENCH_METHODS:-ip secfirst plain flag flagprim bulk${BENCH_IP_PATCHED:+ ipnew}}
 FILT_METHODS="ipto iplabel${BENCH_IP_PATCHED:+ ipnewto ipnewlabel}"
-LAYOUTS="one rfc host filt"
+BENCH_HOST6=${BENCH_HOST6-}
+BENCH_ONE6=${BENCH_ONE6-}
+BENCH_IP6_MAX=${BENCH_IP6_MAX-}
+DEV6=bf6
+METHODS6="ip6 bulk6${BENCH_IP_PATCHED:+ ipnew6}"
+LAYOUTS="one rfc host filt host6 one6"
 
 # Results, indexed by "layout,N,method".
 declare -A T_ADD T_FLUSH T_REQ OUT
@@ -103,6 +131,14 @@ ratio()
 			 else printf "%.1f", a / b }'
 }
 
+# ratio2 A B: A / B with 2 decimals, or "-".
+ratio2()
+{
+	awk -v a="$1" -v b="$2" \
+		'BEGIN { if (a == "" || b == "" || b <= 0) print "-";
+			 else printf "%.2f", a / b }'
+}
+
 # min A B: the smaller of two durations, either may be empty.
 min()
 {
@@ -124,6 +160,8 @@ sizes()
 	rfc) echo "$BENCH_RFC" ;;
 	host) echo "$BENCH_HOST" ;;
 	filt) echo "$BENCH_FILT" ;;
+	host6) echo "$BENCH_HOST6" ;;
+	one6) echo "$BENCH_ONE6" ;;
 	esac
 }
 
@@ -132,6 +170,8 @@ methods()
 {
 	if [[ $1 == filt ]]; then
 		echo "$FILT_METHODS"
+	elif [[ $1 == *6 ]]; then
+		echo "$METHODS6"
 	else
 		echo "$METHODS"
 	fi
@@ -141,6 +181,10 @@ methods()
 add_addrs()
 {
 	case $1 in
+	host6)
+		"$FLUSHER6" -a "$2" -s 1 -p 2001:db8::/128 "$DEV6" ;;
+	one6)
+		"$FLUSHER6" -a "$2" -p 2001:db8:1::/64 "$DEV6" ;;
 	one)
 		"$FLUSHER" -a "$2" -p 10.0.0.0/8 "$DEV" ;;
 	rfc)
@@ -166,9 +210,14 @@ promote()
 		die "cannot set promote_secondaries"
 }
 
+# count_addrs [LAYOUT]: the addresses of the layout's device and family.
 count_addrs()
 {
-	ip -4 addr show dev "$DEV" | grep -c 'inet '
+	if [[ ${1:-} == *6 ]]; then
+		ip -6 addr show dev "$DEV6" | grep -c 'inet6 '
+	else
+		ip -4 addr show dev "$DEV" | grep -c 'inet '
+	fi
 }
 
 # flush_dev METHOD: flush $DEV, a one-line report on stdout.
@@ -179,18 +228,23 @@ flush_dev()
 	if [[ $1 == ip* ]]; then
 		local ip=("${IP_STOCK[@]}") sel=() t0 t1
 
+		local fam=-4 dev=$DEV
+
 		[[ $1 == ipnew* ]] && ip=("${IP_PATCHED[@]}")
 		[[ $1 == *to ]] && sel=(to 10.0.0.0/9)
 		[[ $1 == *label ]] && sel=(label "$DEV:a")
+		[[ $1 == *6 ]] && fam=-6 dev=$DEV6
 		# -s: "*** Flush is complete after N rounds ***"; timed
 		# here, around ip alone.
 		t0=$(now)
-		out=$("${ip[@]}" -s -4 addr flush dev "$DEV" "${sel[@]}")
+		out=$("${ip[@]}" -s "$fam" addr flush dev "$dev" "${sel[@]}")
 		rc=$?
 		t1=$(now)
 		out=$(grep -i 'flush' <<< "$out" | tail -n 1)
 		echo "$1: ${out:-rc $rc} secs $(elapsed "$t0" "$t1")"
 		return "$rc"
+	elif [[ $1 == bulk6 ]]; then
+		"$FLUSHER6" -m bulk "$DEV6"
 	elif [[ $1 == plain ]]; then
 		"$FLUSHER" -m dump "$DEV"
 	else
@@ -205,7 +259,15 @@ check_left()
 {
 	local left keep=0 kept=0
 
-	left=$(count_addrs)
+	left=$(count_addrs "$1")
+	if [[ $1 == *6,* ]]; then
+		((left == 0)) && return
+		log "$1: $left addresses left on $DEV6"
+		OUT[$1]="${OUT[$1]} ($left left!)"
+		"$FLUSHER6" -m dump "$DEV6" >/dev/null ||
+			die "cannot empty $DEV6"
+		return
+	fi
 	if [[ $1 == filt,* ]]; then
 		keep=$(($2 - $2 / 2))
 		kept=$(ip -4 addr show dev "$DEV" to 10.128.0.0/9 |
@@ -242,7 +304,7 @@ run_one()
 	add_addrs "$layout" "$n" >/dev/null || die "adding $n addresses failed"
 	t1=$(now)
 	T_ADD[$k]=$(elapsed "$t0" "$t1")
-	left=$(count_addrs)
+	left=$(count_addrs "$layout")
 	((left == n)) || die "$left addresses on $DEV, expected $n"
 
 	t0=$(now)
@@ -264,6 +326,8 @@ skip()
 
 	if [[ $2 == ipto || $2 == iplabel ]]; then
 		max=$BENCH_IP_FILT_MAX
+	elif [[ $2 == ip6 ]]; then
+		max=$BENCH_IP6_MAX
 	elif [[ $2 == ip ]]; then
 		[[ $1 == one ]] && max=$BENCH_IP_ONE_MAX || max=$BENCH_IP_MAX
 	elif [[ $1 == host && $2 =~ ^(secfirst|plain|flag)$ ]]; then
@@ -318,13 +382,14 @@ print_tables()
 	done
 
 	print_filt_table
+	print_v6_table
 
 	echo
 	echo "Reports of the ip flushes (rounds):"
 	echo
 	for layout in $LAYOUTS; do
 		for n in $(sizes "$layout"); do
-			for m in ip ipnew $FILT_METHODS; do
+			for m in ip ipnew $FILT_METHODS ip6 ipnew6; do
 				k="$layout,$n,$m"
 				[[ -z ${OUT[$k]:-} ]] ||
 					echo "- $layout $n $m: ${OUT[$k]}"
@@ -360,6 +425,51 @@ print_filt_table()
 	done
 }
 
+# The IPv6 layouts: stock ip against the bulk request (flush6_bench's,
+# and the patched ip's), and how each grows from one N to the next.
+print_v6_table()
+{
+	local layout n k add m a b c req prev pa pb pc
+
+	[[ -n $BENCH_HOST6$BENCH_ONE6 ]] || return 0
+	echo
+	echo "IPv6 flushes (host6: N /128s; one6: N in one /64), seconds;" \
+		"bulk6 req: the bulk request alone:"
+	echo
+	echo "| layout | N | add | ip6 | bulk6 | bulk6 req | ipnew6 |" \
+		"ip6/bulk6 | ip6/ipnew6 | ip6 growth | bulk6 growth |" \
+		"ipnew6 growth |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for layout in host6 one6; do
+		prev=
+		for n in $(sizes "$layout"); do
+			k="$layout,$n"
+			add=
+			for m in $METHODS6; do
+				add=$(min "$add" "${T_ADD[$k,$m]:-}")
+			done
+			a=${T_FLUSH[$k,ip6]:-} b=${T_FLUSH[$k,bulk6]:-}
+			c=${T_FLUSH[$k,ipnew6]:-} req=${T_REQ[$k,bulk6]:-}
+			pa='' pb='' pc=''
+			if [[ -n $prev ]]; then
+				pa=${T_FLUSH[$layout,$prev,ip6]:-}
+				pb=${T_FLUSH[$layout,$prev,bulk6]:-}
+				pc=${T_FLUSH[$layout,$prev,ipnew6]:-}
+			fi
+			printf '| %s | %s | %s | %s | %s | %s | %s ' \
+				"$layout" "$n" "${add:--}" "${a:--}" "${b:--}" \
+				"${req:--}" "${c:--}"
+			printf '| %s | %s | %s | %s | %s |\n' \
+				"$(ratio "$a" "$b")" "$(ratio "$a" "$c")" \
+				"$(ratio2 "$a" "$pa")" "$(ratio2 "$b" "$pb")" \
+				"$(ratio2 "$c" "$pc")"
+			prev=$n
+		done
+	done
+	echo
+	echo "(growth: the time at this N over the time at the N before.)"
+}
+
 # stage BIN NAME: BIN and the shared libraries it loads copied into
 # /tmp/NAME (tmpfs); prints the command that runs that copy: the copied
 # loader with the copied libraries, nothing left to read from the 9p root
@@ -391,6 +501,7 @@ if [[ -z ${BENCH_NS:-} ]]; then
 	exit
 fi
 FLUSHER=$(stage_helper "$FLUSHER") || exit
+FLUSHER6=$(stage_helper "$FLUSHER6") || exit
 mapfile -t IP_STOCK < <(stage "$(command -v ip)" ip-stock)
 [[ ${#IP_STOCK[@]} -gt 0 ]] || die "cannot copy ip to /tmp"
 IP_PATCHED=()
@@ -406,6 +517,11 @@ if ! ip link add name "$DEV" type dummy 2>/dev/null; then
 fi
 sysctl -qw net.ipv6.conf."$DEV".disable_ipv6=1
 ip link set dev "$DEV" up || die "cannot set $DEV up"
+if [[ -n $BENCH_HOST6$BENCH_ONE6 ]]; then
+	ip link add name "$DEV6" type dummy || die "cannot create $DEV6"
+	sysctl -qw net.ipv6.conf."$DEV6".addr_gen_mode=1
+	ip link set dev "$DEV6" up || die "cannot set $DEV6 up"
+fi
 
 for layout in $LAYOUTS; do
 	for n in $(sizes "$layout"); do

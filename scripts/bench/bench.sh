@@ -73,7 +73,7 @@ if [ "$name" = packet-netns ]; then
 	kernels+=("$(kernel_image "$CACHE/old-6.12/build")")
 	export VM_MEM=${VM_MEM:-4G}
 fi
-knobs=$(env | sed -n 's/^\(BENCH_[A-Z_]*\)=.*/\1/p' | sort | tr '\n' ' ')
+knobs=$(env | sed -n 's/^\(BENCH_[A-Z0-9_]*\)=.*/\1/p' | sort | tr '\n' ' ')
 for k in "${kernels[@]}"; do
 	out=$(new_run "bench-$name")
 	# shellcheck disable=SC2086 # one word per knob

@@ -37,6 +37,13 @@
 #           addresses one plain delete after the other, promoting
 #           secondaries): ifa_flush and ifa_flush.sh must fail (their bulk
 #           cases);
+#   mutant-bulk6  the series plus scripts/check/mutations/separate/
+#           bulk6-every-address-last.patch alone (an IPv6 bulk RTM_DELADDR
+#           takes every address for the last of its prefix, so the first
+#           address of a /64 to go deletes the prefix route that deleting
+#           one by one in dump order keeps for a later noprefixroute
+#           address): ifa_flush.sh must fail its case "IPv6 bulk =
+#           deletes in dump order";
 #   mutant-select  the series kernel and the selftests with
 #           scripts/check/mutations/selftests/select-flags-partial-subnet.patch
 #           (ifa_flusher -m select deletes a selected primary with
@@ -184,6 +191,8 @@ expect mutant-list "ip_early_demux.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/early-demux-list-ignores-sysctl.patch"
 expect mutant-bulk "ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/bulk-promotes.patch"
+expect mutant-bulk6 "ifa_flush.sh:fail-only=IPv6.bulk.=.deletes.in.dump.order" \
+	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/bulk6-every-address-last.patch"
 expect mutant-count "ifa_flush:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/count-not-handed-over.patch"
 expect mutant-autojoin "mc_autojoin.sh:fail-only=$MC_GUARDS" \
