@@ -924,7 +924,7 @@ MEASURE_INPUTS=(scripts/vm/vm.config selftests/config scripts/bench/bench.config
 
 # same_inputs RUN HELPER...: fail unless the run was measured from a clean
 # tree (bench.sh marks a meta whose patches/ or scripts/ had local
-# changes) whose MEASURE_INPUTS and helpers scripts/bench/HELPER.c are
+# changes) whose MEASURE_INPUTS and helpers (their sources under scripts/bench/) are
 # those of this tree.
 same_inputs() {
 	local rev h inputs=("${MEASURE_INPUTS[@]}")
