@@ -46,6 +46,7 @@ set -uo pipefail
 # prefix lengths (10.0.0.255 is the broadcast of the /24s and a local...).
 POOL=(10.0.0.0 10.0.0.1 10.0.0.2 10.0.0.3 10.0.0.127 10.0.0.128 10.0.0.255
 	10.0.255.255 10.1.0.1 10.255.255.255)
+# shellcheck disable=SC2034 # read by draw_sub (a nameref)
 PLENS=(8 16 24 25 30 31 32)
 DEVS=(d0 d0 d0 d1)
 
@@ -57,6 +58,26 @@ pick() {
 	shift $((RANDOM % $#))
 	# shellcheck disable=SC2034 # a nameref
 	v_=$1
+}
+
+# draw_sub POOL MIN SPAN PLENS PMIN PSPAN: appends to sub MIN + RANDOM %
+# SPAN picks from the array named POOL, then to subp PMIN + RANDOM % PSPAN
+# picks from the array named PLENS (RANDOM is read in this order, so that
+# a seed keeps drawing the scenarios it drew).
+draw_sub() {
+	local -n pool_=$1 plens_=$4
+	local i n x
+
+	n=$(($2 + RANDOM % $3))
+	for ((i = 0; i < n; i++)); do
+		pick x "${pool_[@]}"
+		sub+=("$x")
+	done
+	n=$(($5 + RANDOM % $6))
+	for ((i = 0; i < n; i++)); do
+		pick x "${plens_[@]}"
+		subp+=("$x")
+	done
 }
 
 # add_cmd: prints an `ip addr add` of a random address from this
@@ -91,16 +112,7 @@ gen_scenario() {
 	local i n a p dev w dels=() labels=()
 	# This scenario's sub-pool: 2-4 locals, 2-3 prefix lengths.
 	sub=() subp=()
-	n=$((2 + RANDOM % 3))
-	for ((i = 0; i < n; i++)); do
-		pick a "${POOL[@]}"
-		sub+=("$a")
-	done
-	n=$((2 + RANDOM % 2))
-	for ((i = 0; i < n; i++)); do
-		pick p "${PLENS[@]}"
-		subp+=("$p")
-	done
+	draw_sub POOL 2 3 PLENS 2 2
 	echo "S ip link add d0 type dummy"
 	echo "S ip link add d1 type dummy"
 	echo "S ip link set d0 up"
@@ -169,9 +181,11 @@ gen_scenario() {
 # link-local addresses, and prefix lengths weighted to 64 (temporary
 # addresses need it).  The devices have fixed MAC addresses, so their
 # EUI-64 link-local addresses are the same on every run.
+# shellcheck disable=SC2034 # read by draw_sub (a nameref)
 POOL6=(2001:db8:1::1 2001:db8:1::2 2001:db8:1::ffff 2001:db8:1:0:8000::1
 	2001:db8:1:1::1 2001:db8:1:1::2 2001:db8:2::1 2001:db8::1 fd00::1
 	fe80::1 fe80::2)
+# shellcheck disable=SC2034 # read by draw_sub (a nameref)
 PLENS6=(128 48 56 63 65 96 127)
 # The devices that get addresses: two dummies (no DAD: the kernel ends it
 # at once) and one end of a veth pair, whose DAD does not end during a
@@ -219,16 +233,7 @@ gen6_scenario() {
 	local i n a p dev w dels=()
 	# This scenario's sub-pool: 3-5 addresses, /64 and 1-2 other lengths.
 	sub=() subp=(64 64)
-	n=$((3 + RANDOM % 3))
-	for ((i = 0; i < n; i++)); do
-		pick a "${POOL6[@]}"
-		sub+=("$a")
-	done
-	n=$((1 + RANDOM % 2))
-	for ((i = 0; i < n; i++)); do
-		pick p "${PLENS6[@]}"
-		subp+=("$p")
-	done
+	draw_sub POOL6 3 3 PLENS6 1 2
 	# use_tempaddr for the devices made after it (the defaults' copy)
 	pick w 2 2 2 0
 	echo "S sysctl ipv6/conf/default/use_tempaddr $w"
