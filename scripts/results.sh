@@ -291,14 +291,9 @@ fig_flush6() {
 			"$(growth "$(cell "$r" layout "bulk6 req" "$l" "$last")" "$(cell "$r" layout "bulk6 req" "$l" "$prev")")"
 		a=$(cell "$r" layout ip6 "$l" "$prev")
 		b=$(cell "$r" layout ip6 "$l" "$first")
-		c=$(cell "$r" layout ip6 "$l" "$last")
-		if [ -n "$c" ] && [ -n "$a" ]; then
-			printf '  stock ip -6 from %s to %s %s: %s\n' \
-				"$(commas "$prev")" "$(commas "$last")" "$what" "$(growth "$c" "$a")"
-		elif [ -n "$a" ] && [ -n "$b" ] && [ "$prev" != "$first" ]; then
+		[ -z "$a" ] || [ -z "$b" ] || [ "$prev" = "$first" ] ||
 			printf '  stock ip -6 from %s to %s %s: %s\n' \
 				"$(commas "$first")" "$(commas "$prev")" "$what" "$(growth "$a" "$b")"
-		fi
 		if [ -n "$ipmax" ] && ((last > ipmax)) && [ -n "$a" ]; then
 			printf '  stock ip -6 at %s (not run at %s) over bulk at %s: %s\n' \
 				"$(commas "$prev")" "$(commas "$last")" "$(commas "$last")" \
