@@ -49,7 +49,7 @@ FILT_RUN=20261205-191316-bench-flush.MKbH
 PNETNS_RUN=20261205-201723-bench-packet-netns.mVbk
 PNETNS_OLD_RUN=20261205-202043-bench-packet-netns.uDrU
 # IPv6 flushes: stock ip against an ip that sends one bulk request.
-FLUSH6_RUN=20261205-210002-bench-flush.vLU7
+FLUSH6_RUN=20261206-003919-bench-flush.AmW2
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
