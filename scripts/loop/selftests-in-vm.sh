@@ -54,7 +54,7 @@ export VM_OUT
 		upstream_name "$t"
 	done
 } >"$VM_OUT/expected"
-VM_ENV="RUN_OURS SELFTESTS UPSTREAM_TESTS KMEMLEAK_SCAN" "$TOP/scripts/vm/vm-exec.sh" "$TOP/scripts/vm/vm-payload.sh" || rc=$?
+VM_ENV="RUN_OURS SELFTESTS UPSTREAM_TESTS KMEMLEAK_SCAN KSFT_TIMEOUT" "$TOP/scripts/vm/vm-exec.sh" "$TOP/scripts/vm/vm-payload.sh" || rc=$?
 [ -n "${NO_REPORT:-}" ] && exit "$rc"
 "$TOP/scripts/loop/report.sh" "$VM_OUT" || rc=1
 exit "$rc"
