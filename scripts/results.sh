@@ -865,18 +865,24 @@ message() {
 	awk '/^---$/ || /^diff --git/ {exit} {print}' "$1"
 }
 
-# kernel_code TREE|"" [ip]: the code a benchmark runs: the diff of every
-# file outside tools/testing/, Documentation/ and man/, per patch
+# kernel_code TREE|"" [ip [ONLY]]: the code a benchmark runs: the diff of
+# every file outside tools/testing/, Documentation/ and man/, per patch
 # (messages, cover letters, selftests and docs left out), of the kernel
 # series and, with "ip", of the iproute2 companion; from the patches/ tree
 # object TREE that a run's meta names, or ("") from patches/ in the work
-# tree.
+# tree, there only of the series folders that the tree object ONLY has.
 kernel_code() {
 	local f
 	if [ -n "$1" ]; then
 		git -C "$TOP" ls-tree -r --name-only "$1" | sed "s|^|$1:|"
 	else
-		(cd "$TOP/patches" && ls -- */*.patch)
+		(cd "$TOP/patches" && ls -- */*.patch) |
+			if [ -n "${3:-}" ]; then
+				awk -F/ 'NR == FNR { only[$0]; next } $1 in only' \
+					<(git -C "$TOP" ls-tree --name-only "$3") -
+			else
+				cat
+			fi
 	fi | grep -v '/0000-cover-letter\.patch$' |
 		{ if [ "${2:-}" = ip ]; then cat; else grep -v 'iproute2/'; fi; } | sort |
 		while read -r f; do
@@ -894,6 +900,10 @@ kernel_code() {
 # patches/ (the figures stay valid when only messages, docs or selftests
 # change); with "ip", the figures taken from it use the iproute2
 # companion's ip (BENCH_IP_PATCHED), whose code must be the same too.
+# A run holds for the series it applied: a series folder added to
+# patches/ after it (a later series, sent after those it measured) does
+# not make it stale; a change to any series it applied does, and so does
+# a series it applied that is gone.
 same_code() {
 	local t
 	need "$1"
@@ -906,7 +916,7 @@ same_code() {
 		die "run $1 used no patched ip (BENCH_IP_PATCHED)"
 	fi
 	kernel_code "$t" "${2:-}" >"$tmp/measured"
-	kernel_code "" "${2:-}" >"$tmp/posted"
+	kernel_code "" "${2:-}" "$t" >"$tmp/posted"
 	if ! cmp -s "$tmp/measured" "$tmp/posted"; then
 		echo "run $1 measured other kernel code than patches/ (tree $t):"
 		{ diff -u "$tmp/measured" "$tmp/posted" || true; } | sed -n "3,20p"

@@ -9,7 +9,8 @@
 #           SIOCDIFADDR of the address itself), which must pass;
 #           ifa_flush.sh and ifa_flush must pass with their flag cases
 #           skipped (the kernel stores IFA_F_FLUSH on RTM_NEWADDR: it does
-#           not know the flag);
+#           not know the flag); ifa_order.sh must pass (series 5 keeps
+#           what it pins);
 #   mutant-count  the series plus scripts/check/mutations/separate/
 #           count-not-handed-over.patch alone (a promoted address does not
 #           count the secondaries of its subnet, so the walk
@@ -44,6 +45,11 @@
 #           one by one in dump order keeps for a later noprefixroute
 #           address): ifa_flush.sh must fail its case "IPv6 bulk =
 #           deletes in dump order";
+#   mutant-add  the series plus scripts/check/mutations/separate/
+#           add-primary-behind-all.patch alone (a new primary goes behind
+#           every primary, whatever its scope, as if the insert kept no
+#           order by scope): ifa_order.sh must fail (its scopes and
+#           promotion cases);
 #   mutant-select  the series kernel and the selftests with
 #           scripts/check/mutations/selftests/select-flags-partial-subnet.patch
 #           (ifa_flusher -m select deletes a selected primary with
@@ -107,10 +113,18 @@ cases_as_expected() {
 		}' "$1"
 }
 
+# skips OUTPUT TEST: whether TEST's output in OUTPUT (the lines before its
+# "result" line) has a SKIP.
+skips() {
+	awk -v t="$2" '$1 == "result" { if ($2 == t) exit; n = 0; next }
+		/SKIP/ { n++ } END { exit !n }' "$1"
+}
+
 # expect VARIANT "TEST:WANT ..." [VAR=VALUE...]: build VARIANT (apply.sh
 # with the variables), run each TEST in one VM boot; WANT is "fail" (exit
-# 1), "skip" (exit 0 or 4 with at least one SKIP in its output: the flag
-# cases on a kernel without the flag), or per case (the "TEST: NAME
+# 1), "pass" (exit 0, no case skipped), "skip" (exit 0 or 4 with at least
+# one SKIP in its output: the flag cases on a kernel without the flag),
+# or per case (the "TEST: NAME
 # [FAIL]" lines of lib.sh's log_test), with an extended regular expression
 # R on the case names (no blank in it):
 #   fail-except=R  exit 1; every case fails but those R matches, which pass;
@@ -169,9 +183,10 @@ expect() {
 			ktap_result $? "$variant: $t: $r (output: $out/output)"
 		elif [ "$want" = fail ] && [ "$r" = 1 ]; then
 			ktap_result 0 "$variant: $t fails as it must (output: $out/output)"
+		elif [ "$want" = pass ] && [ "$r" = 0 ] && ! skips "$out/output" "$t"; then
+			ktap_result 0 "$variant: $t passes as it must (output: $out/output)"
 		elif [ "$want" = skip ] && { [ "$r" = 0 ] || [ "$r" = 4 ]; } &&
-			awk -v t="$t" '$1 == "result" { if ($2 == t) exit; n = 0; next }
-				/SKIP/ { n++ } END { exit !n }' "$out/output"; then
+			skips "$out/output" "$t"; then
 			ktap_result 0 "$variant: $t passes with its flag cases skipped (output: $out/output)"
 		else
 			ktap_result 1 "$variant: $t exited ${r:-<none>}, expected $want (output: $out/output)"
@@ -182,8 +197,8 @@ expect() {
 
 # The cases of mc_autojoin.sh that the base kernel passes.
 MC_GUARDS='address.deleted|SIOCDIFADDR'
-expect base "mc_autojoin.sh:fail-except=$MC_GUARDS ifa_flush.sh:skip ifa_flush:skip" \
-	SKIP_SERIES=1
+expect base "mc_autojoin.sh:fail-except=$MC_GUARDS ifa_flush.sh:skip ifa_flush:skip
+	ifa_order.sh:pass" SKIP_SERIES=1
 expect mutant "psock_ring_bind.sh:fail ip_early_demux.sh:fail
 	ifa_flush:fail ifa_flush.sh:fail" \
 	EXTRA_PATCHES="$(echo "$TOP"/scripts/check/mutations/*.patch)"
@@ -197,6 +212,8 @@ expect mutant-count "ifa_flush:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/count-not-handed-over.patch"
 expect mutant-autojoin "mc_autojoin.sh:fail-only=$MC_GUARDS" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/autojoin-delete-keeps-group.patch"
+expect mutant-add "ifa_order.sh:fail-only=^(scopes|promotion):" \
+	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/add-primary-behind-all.patch"
 expect mutant-select "ifa_flush.sh:fail" \
 	SELFTEST_PATCH="$TOP/scripts/check/mutations/selftests/select-flags-partial-subnet.patch"
 "$S/loop/apply.sh" >/dev/null 2>&1 || true
