@@ -16,7 +16,7 @@ check:
 	scripts/loop.sh check
 
 ##   check-mutants     each selftest fails on the base kernel or a mutation
-##   check-diff        address deletes: same addresses and routes on the base and series kernels
+##   check-diff        address deletes and adds: same addresses and routes on the base and series kernels
 ##   check-upstream    upstream selftests near the change, on the series kernel
 ##   check-debug       the selftests and random address layouts on a KASAN/lockdep/kmemleak kernel
 ##   check-w1          no new W=1/C=1 warnings (x86_64 gcc, i386 gcc, clang)
@@ -67,7 +67,7 @@ help:
 ##   ICOUNT=0|1        QEMU instruction counting [bench-*: 1, else 0]
 ##   UPSTREAM_TESTS="prog script.sh:test,..."  upstream tests after ours [psock_tpacket rtnetlink.sh:kci_test_promote_secondaries]
 ##   SEED=n DIFF_SCENARIOS=n  check-diff's scenarios [random, printed; 300]
-##   MUTANT=1          check-diff: also a mutant (patches 2.2 and 2.6), which must differ in each family [0]
+##   MUTANT=1          check-diff: also two mutants (patches 2.2 and 2.6; patch 5.3), which must differ in each layer [0]
 ##   DEBUG_SEED=n DEBUG_SCENARIOS=n  check-debug's random layouts [1; 60]
 ##   DEBUG_SERIES=N-tree-topic  check-debug: that series alone on the base, its selftests only [unset: all]
 ##   MUTANTS="base mutant ..."  check-mutants: the variants to run [all]

@@ -4,17 +4,21 @@
 # base kernel.  IPv4: patch 2 promises that the routes left do not change.
 # IPv6: its bulk delete (one RTM_DELADDR with NLM_F_BULK on the series)
 # must leave what deleting the addresses one by one in dump order leaves
-# (the base kernel, which has no bulk delete).
+# (the base kernel, which has no bulk delete).  IPv4 adds: series 5
+# promises that nothing visible changes (the order of the addresses, which
+# becomes a secondary, errors, routes).
 #
 # scripts/check/diff-scenarios.sh generates DIFF_SCENARIOS (300) IPv4
-# scenarios and as many IPv6 ones from SEED (printed; random if unset)
-# into the run directory once; the same file runs in one VM boot per
-# kernel, each scenario in a netns of its own, and after every request
-# the guest dumps the addresses and the routes of the scenario's family.
-# The series kernel's states must equal the base kernel's, each family's
-# scenarios a result of their own.  MUTANT=1 also builds the series with
-# the mutations of $MUTATIONS ($CACHE/build-diffmut): its states must
-# differ in each family.  Output: KTAP "ok N" / "not ok N" lines (a
+# scenarios and as many IPv6 and IPv4 add ones from SEED (printed; random
+# if unset) into the run directory once; the same file runs in one VM
+# boot per kernel, each scenario in a netns of its own, and after every
+# request the guest dumps the addresses (in kernel order) and the routes
+# of the scenario's family.  The series kernel's states must equal the
+# base kernel's, each layer's scenarios a result of their own.  MUTANT=1
+# also builds the series with the mutations of $MUTATIONS
+# ($CACHE/build-diffmut), whose states must differ in the IPv4 and IPv6
+# layers, and with $MUTATION_ADD ($CACHE/build-diffadd), whose states
+# must differ in the add layer.  Output: KTAP "ok N" / "not ok N" lines (a
 # difference comes with the scenario's commands and the diff; all of them
 # in the run directory), then "N passed, N failed".
 # Not -e: a kernel that fails is a result line; the summary is always printed.
@@ -29,6 +33,8 @@ N=${DIFF_SCENARIOS:-300}
 # must see, one the IPv6 ones must.
 MUTATIONS="$TOP/scripts/check/mutations/fib-going-subnet-ignores-shared-local.patch
 $TOP/scripts/check/mutations/separate/bulk6-every-address-last.patch"
+# The add layer's: a new primary behind every primary, whatever its scope.
+MUTATION_ADD=$TOP/scripts/check/mutations/separate/add-primary-behind-all.patch
 S=$TOP/scripts
 out=$(new_run diff)
 
@@ -39,8 +45,8 @@ finish() {
 	exit
 }
 
-"$S/check/diff-scenarios.sh" gen "$SEED" "$N" "$N" >"$out/scenarios"
-log "seed $SEED, $N IPv4 and $N IPv6 scenarios in $out/scenarios (again: make check-diff SEED=$SEED DIFF_SCENARIOS=$N)"
+"$S/check/diff-scenarios.sh" gen "$SEED" "$N" "$N" "$N" >"$out/scenarios"
+log "seed $SEED, $N IPv4, $N IPv6 and $N IPv4 add scenarios in $out/scenarios (again: make check-diff SEED=$SEED DIFF_SCENARIOS=$N)"
 
 # The variants first, the series last: $SRC ends on the series, whose
 # uapi headers selftests/ifa_flusher is built against.
@@ -49,7 +55,9 @@ variant_kernel base SKIP_SERIES=1 || { ktap_result 1 "base kernel builds"; finis
 if [ "${MUTANT:-0}" = 1 ]; then
 	variant_kernel diffmut EXTRA_PATCHES="$MUTATIONS" ||
 		{ ktap_result 1 "mutant kernel builds"; finish; }
-	kernels+=(diffmut)
+	variant_kernel diffadd EXTRA_PATCHES="$MUTATION_ADD" ||
+		{ ktap_result 1 "add mutant kernel builds"; finish; }
+	kernels+=(diffmut diffadd)
 fi
 BUILD=$CACHE/build
 kernels+=(series)
@@ -66,33 +74,37 @@ for k in "${kernels[@]}"; do
 	rc=$?
 	n=$(grep -c '^### scenario ' "$out/$k/states" 2>/dev/null)
 	n6=$(grep -c '^### scenario6 ' "$out/$k/states" 2>/dev/null)
+	na=$(grep -c '^### scenarioa ' "$out/$k/states" 2>/dev/null)
 	states=$(grep -c '^= state' "$out/$k/states" 2>/dev/null)
-	[ "$rc" = 0 ] && [ "$n" = "$N" ] && [ "$n6" = "$N" ]
-	ktap_result $? "$k: $n of $N IPv4 and $n6 of $N IPv6 scenarios, $states states in $(($(date +%s) - t)) s ($out/$k)"
+	[ "$rc" = 0 ] && [ "$n" = "$N" ] && [ "$n6" = "$N" ] && [ "$na" = "$N" ]
+	ktap_result $? "$k: $n of $N IPv4, $n6 of $N IPv6 and $na of $N IPv4 add scenarios, $states states in $(($(date +%s) - t)) s ($out/$k)"
 done
 
 # scenario FILE NAME K: the lines of scenario K of FILE (scenarios or
-# states); NAME: scenario (IPv4) or scenario6 (IPv6).
+# states); NAME: scenario (IPv4), scenario6 (IPv6) or scenarioa (adds).
 scenario() {
-	awk -v n="$2" -v k="$3" '/^#+ scenario6? / { on = ($2 == n && $3 == k) } on' "$1"
+	awk -v n="$2" -v k="$3" '/^#+ scenario[6a]? / { on = ($2 == n && $3 == k) } on' "$1"
 }
 
-# compare KERNEL WANT FAMILY: KERNEL's states of the FAMILY's (4 or 6)
-# scenarios against the base's; WANT is "same" or "differ".  Every
-# differing scenario, its commands and the diff, go to
-# $out/diff-KERNEL-ipvFAMILY; the first one is shown.
+# compare KERNEL WANT LAYER: KERNEL's states of the LAYER's (4, 6 or a:
+# IPv4 adds) scenarios against the base's; WANT is "same" or "differ".
+# Every differing scenario, its commands and the diff, go to
+# $out/diff-KERNEL-ipvLAYER; the first one is shown.
 compare() {
-	local k=$1 want=$2 f=$3 ks d=$out/diff-$1-ipv$3 first states name=scenario
-	[ "$f" = 4 ] || name=scenario6
-	states=$(awk -v n="$name" '/^### scenario6? / { on = ($2 == n) }
+	local k=$1 want=$2 f=$3 ks d=$out/diff-$1-ipv$3 first states name=scenario what
+	[ "$f" != 6 ] || name=scenario6
+	[ "$f" != a ] || name=scenarioa
+	what="IPv$f"
+	[ "$f" != a ] || what="IPv4 add"
+	states=$(awk -v n="$name" '/^### scenario[6a]? / { on = ($2 == n) }
 		on && /^= state/ { c++ } END { print c + 0 }' "$out/base/states")
-	mapfile -t ks < <(awk -v n="$name" '/^### scenario6? / { k = ($2 == n) ? $3 : "" }
+	mapfile -t ks < <(awk -v n="$name" '/^### scenario[6a]? / { k = ($2 == n) ? $3 : "" }
 		k == "" { next }
 		FNR == NR { a[k] = a[k] $0 "\n"; next } { b[k] = b[k] $0 "\n" }
 		END { for (k in a) if (a[k] != b[k]) print k; for (k in b) if (!(k in a)) print k }' \
 		"$out/base/states" "$out/$k/states" | sort -n)
 	for s in "${ks[@]}"; do
-		echo "IPv$f scenario $s (SEED=$SEED DIFF_SCENARIOS=$N), commands:"
+		echo "$what scenario $s (SEED=$SEED DIFF_SCENARIOS=$N), commands:"
 		scenario "$out/scenarios" "$name" "$s"
 		echo "diff base $k:"
 		diff -u --label base --label "$k" <(scenario "$out/base/states" "$name" "$s") \
@@ -100,20 +112,22 @@ compare() {
 	done >"$d"
 	first=${ks[0]:-}
 	if [ "$want" = same ]; then
-		ktap_result "${#ks[@]}" "$k = base in $N IPv$f scenarios, $states states${first:+: differs in ${#ks[@]} (all in $d)}"
-		[ -z "$first" ] || awk -v n=2 '/^IPv. scenario / && !--n { exit } { print "# " $0 }' "$d"
+		ktap_result "${#ks[@]}" "$k = base in $N $what scenarios, $states states${first:+: differs in ${#ks[@]} (all in $d)}"
+		[ -z "$first" ] || awk -v n=2 '/^IPv.( add)? scenario / && !--n { exit } { print "# " $0 }' "$d"
 	else
 		[ -n "$first" ]
-		ktap_result $? "$k differs from base in IPv$f${first:+: in ${#ks[@]} of $N scenarios (first: $first; all in $d)}"
+		ktap_result $? "$k differs from base in $what${first:+: in ${#ks[@]} of $N scenarios (first: $first; all in $d)}"
 	fi
 }
 
 if [ "$KTAP_FAILED" -eq 0 ]; then
 	compare series same 4
 	compare series same 6
+	compare series same a
 	if [ "${MUTANT:-0}" = 1 ]; then
 		compare diffmut differ 4
 		compare diffmut differ 6
+		compare diffadd differ a
 	fi
 fi
 finish

@@ -4,14 +4,17 @@
 # address layouts whose locals, networks and broadcasts collide, and
 # delete requests on them; IPv6 layouts whose prefixes collide (temporary,
 # tentative, noprefixroute and finite-lifetime addresses, routes with a
-# prefsrc), and single and bulk deletes on them.
+# prefsrc), and single and bulk deletes on them; IPv4 layouts built by
+# add requests (of four scopes, replaces, duplicates) among deletes.
 #
-#   diff-scenarios.sh gen SEED N [N6] >FILE  on the host: N IPv4 and N6 (0)
-#                                            IPv6 scenarios from SEED
+#   diff-scenarios.sh gen SEED N [N6 [NA]] >FILE  on the host: N IPv4, N6
+#                                     (0) IPv6 and NA (0) IPv4 add
+#                                     scenarios from SEED
 #   diff-scenarios.sh run FILE STATES        in the guest: run them all
 #
 # FILE: "# scenario K" starts an IPv4 scenario, "# scenario6 K" an IPv6
-# one, then one command a line: "S CMD" (setup) or "R CMD" (a request: the
+# one, "# scenarioa K" one of IPv4 adds (gena_scenario), then one command
+# a line: "S CMD" (setup) or "R CMD" (a request: the
 # state is dumped after it).  CMD is an `ip` command (run in the
 # scenario's netns; `ip -4` or `ip -6`), "promote DEV 0|1"
 # (net.ipv4.conf.DEV.promote_secondaries), "flush MODE DEV [ADDR/LEN]"
@@ -80,11 +83,13 @@ draw_sub() {
 	done
 }
 
-# add_cmd: prints an `ip addr add` of a random address from this
-# scenario's sub-pool; sets a_del (its delete, by local, prefix and peer
-# as added) and a_label.
+# add_cmd [VERB [scope]]: prints an `ip addr VERB` (add) of a random
+# address from this scenario's sub-pool, with "scope" sometimes a scope
+# other than global (drawn last: without it, a seed draws what it always
+# drew); sets a_del (its delete, by local, prefix and peer as added) and
+# a_label.
 add_cmd() {
-	local dev l p q c b
+	local dev l p q c b s
 	pick dev "${DEVS[@]}"
 	pick l "${sub[@]}"
 	pick p "${subp[@]}"
@@ -105,7 +110,11 @@ add_cmd() {
 	fi
 	[ $((RANDOM % 6)) -ne 0 ] || c+=" noprefixroute"
 	[ $((RANDOM % 6)) -ne 0 ] || c+=" metric $((10 + RANDOM % 2))"
-	echo "ip addr add $c dev $dev"
+	if [ "${2:-}" = scope ]; then
+		pick s '' '' '' '' ' scope link' ' scope host' ' scope site'
+		c+=$s
+	fi
+	echo "ip addr ${1:-add} $c dev $dev"
 }
 
 gen_scenario() {
@@ -170,6 +179,52 @@ gen_scenario() {
 		19)
 			pick w "${sub[@]}"
 			echo "R ip addr del $a peer $w/$p dev $dev"
+			;;
+		esac
+	done
+}
+
+# Adds: IPv4 layouts built by requests, the state dumped after each:
+# duplicates, secondaries of another scope than their subnet's (EINVAL),
+# primaries of four scopes, peers, labels, replaces and changes of
+# existing addresses (NLM_F_REPLACE), and deletes between them, so that
+# adds land after removed primaries and a removed last address.
+gena_scenario() {
+	local i n w dev dels=()
+	# This scenario's sub-pool: 2-4 locals, 2-3 prefix lengths.
+	sub=() subp=()
+	draw_sub POOL 2 3 PLENS 2 2
+	echo "S ip link add d0 type dummy"
+	echo "S ip link add d1 type dummy"
+	echo "S ip link set d0 up"
+	echo "S ip link set d1 up"
+	echo "S promote d0 $((RANDOM % 2))"
+	echo "S promote d1 $((RANDOM % 2))"
+	n=$((8 + RANDOM % 11))
+	for ((i = 0; i < n; i++)); do
+		case $((RANDOM % 12)) in
+		0 | 1 | 2 | 3 | 4 | 5)
+			printf 'R '
+			add_cmd add scope
+			dels+=("$a_del")
+			;;
+		6)
+			printf 'R '
+			add_cmd replace scope
+			;;
+		7)
+			printf 'R '
+			add_cmd change scope
+			;;
+		8 | 9) [ ${#dels[@]} -eq 0 ] || { pick w "${dels[@]}" && echo "R $w"; } ;;
+		10)
+			pick dev d0 d1
+			echo "S promote $dev $((RANDOM % 2))"
+			;;
+		11)
+			pick dev d0 d1
+			pick w "${sub[@]}"
+			echo "R ip addr del $w dev $dev"
 			;;
 		esac
 	done
@@ -314,12 +369,12 @@ gen6_scenario() {
 	done
 }
 
-# gen SEED N N6: each layer draws from RANDOM=SEED, so that the IPv4
-# scenarios of a seed do not depend on N6, nor the IPv6 ones on N.
+# gen SEED N N6 NA: each layer draws from RANDOM=SEED, so that the
+# scenarios of a layer of a seed do not depend on the other layers' sizes.
 gen() {
-	local seed=$1 n=$2 n6=$3 k
+	local seed=$1 n=$2 n6=$3 na=$4 k
 	RANDOM=$seed
-	echo "# seed $seed, $n IPv4 and $n6 IPv6 scenarios"
+	echo "# seed $seed, $n IPv4, $n6 IPv6 and $na IPv4 add scenarios"
 	for ((k = 1; k <= n; k++)); do
 		echo "# scenario $k"
 		gen_scenario
@@ -328,6 +383,11 @@ gen() {
 	for ((k = 1; k <= n6; k++)); do
 		echo "# scenario6 $k"
 		gen6_scenario
+	done
+	RANDOM=$seed
+	for ((k = 1; k <= na; k++)); do
+		echo "# scenarioa $k"
+		gena_scenario
 	done
 }
 
@@ -590,13 +650,15 @@ is_add() {
 	[[ $1 == "ip addr add "* || $1 == "ip link set "*" up" ]]
 }
 
-# one 4|6 K LINE...: scenario K of that family, inside its own netns.
-# The state is dumped after the setup and after each request.
+# one 4|6|a K LINE...: scenario K of that layer (a: the IPv4 adds),
+# inside its own netns.  The state is dumped after the setup and after
+# each request.
 # shellcheck disable=SC2086 # "other $cmd": the words of a line of FILE
 one() {
-	local fam=$1 line cmd dumped=0 text=() dump=() settle=0 barrier=0 pending=()
+	local fam=${1/a/4} line cmd dumped=0 text=() dump=() settle=0 barrier=0 pending=()
 	local name=scenario
-	[ "$fam" = 4 ] || name=scenario6
+	[ "$1" != 6 ] || name=scenario6
+	[ "$1" != a ] || name=scenarioa
 	echo "### $name $2"
 	shift 2
 	if [ "$fam" = 4 ]; then
@@ -663,10 +725,11 @@ run() {
 	}
 	while IFS= read -r line; do
 		case $line in
-		"# scenario "* | "# scenario6 "*)
+		"# scenario "* | "# scenario6 "* | "# scenarioa "*)
 			start
 			fam=4
 			[[ $line != "# scenario6 "* ]] || fam=6
+			[[ $line != "# scenarioa "* ]] || fam=a
 			k=${line##* }
 			lines=()
 			[ $((k % 50)) -ne 1 ] || echo "check-diff: ${line#"# "}"
@@ -677,25 +740,29 @@ run() {
 	done <"$file"
 	start
 	wait
-	grep -E '^# scenario6? ' "$file" | while read -r _ line k; do
-		fam=4
-		[ "$line" = scenario ] || fam=6
+	grep -E '^# scenario[6a]? ' "$file" | while read -r _ line k; do
+		case $line in
+		scenario6) fam=6 ;;
+		scenarioa) fam=a ;;
+		*) fam=4 ;;
+		esac
 		echo "$d/$fam.$k"
 	done | xargs cat >"$states"
-	echo "check-diff: done, $(grep -c '^### scenario ' "$states") IPv4 and" \
-		"$(grep -c '^### scenario6 ' "$states") IPv6 scenarios," \
+	echo "check-diff: done, $(grep -c '^### scenario ' "$states") IPv4," \
+		"$(grep -c '^### scenario6 ' "$states") IPv6 and" \
+		"$(grep -c '^### scenarioa ' "$states") IPv4 add scenarios," \
 		"$(grep -c '^= state' "$states") states"
 }
 
 case ${1:-} in
-gen) gen "$2" "$3" "${4:-0}" ;;
+gen) gen "$2" "$3" "${4:-0}" "${5:-0}" ;;
 run) run "$2" "$3" ;;
 one)
 	shift
 	one "$@"
 	;;
 *)
-	echo "usage: $0 gen SEED N [N6] | run FILE STATES" >&2
+	echo "usage: $0 gen SEED N [N6 [NA]] | run FILE STATES" >&2
 	exit 2
 	;;
 esac
