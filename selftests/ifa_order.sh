@@ -222,8 +222,8 @@ test_unlink()
 	ip -n "$ns" addr del 10.0.0.3/24 dev d0
 	check_err $? "deleting 10.0.0.3/24 failed"
 	add 10.0.0.4/24
-	expect "after the last address" \
-		"10.0.0.1/24 global, 10.0.0.2/24 global sec, 10.0.0.4/24 global sec"
+	expect "after the last address" "10.0.0.1/24 global, \
+10.0.0.2/24 global sec, 10.0.0.4/24 global sec"
 	add 10.1.0.1/24
 	ip -n "$ns" addr del 10.1.0.1/24 dev d0
 	check_err $? "deleting 10.1.0.1/24 failed"
@@ -293,13 +293,13 @@ test_ioctl_addr()
 	add 10.0.0.2/8 scope link
 	err=$(addr_ioctl SIOCSIFADDR d0:1 10.0.0.1)
 	[[ $err == 17 ]]
-	check_err $? "the subnet's first address with another scope: expected errno 17 (EEXIST), got \"$err\""
+	check_err $? "the first address, another scope: want 17 (EEXIST): $err"
 	err=$(addr_ioctl SIOCSIFADDR d0:2 10.0.0.2)
 	[[ $err == 22 ]]
-	check_err $? "a secondary's address with another scope: expected errno 22 (EINVAL), got \"$err\""
+	check_err $? "a secondary, another scope: want 22 (EINVAL): $err"
 	err=$(addr_ioctl SIOCSIFADDR d0:3 10.0.0.3)
 	[[ $err == 22 ]]
-	check_err $? "a new address with another scope: expected errno 22 (EINVAL), got \"$err\""
+	check_err $? "a new address, another scope: want 22 (EINVAL): $err"
 	addr_ioctl SIOCSIFADDR d0:4 11.0.0.1 >/dev/null
 	check_err $? "SIOCSIFADDR of a new subnet failed"
 	expect "after the ioctls" \
