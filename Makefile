@@ -67,6 +67,7 @@ help:
 ##   ICOUNT=0|1        QEMU instruction counting [bench-*: 1, else 0]
 ##   UPSTREAM_TESTS="prog script.sh:test,..."  upstream tests after ours [psock_tpacket rtnetlink.sh:kci_test_promote_secondaries]
 ##   SEED=n DIFF_SCENARIOS=n  check-diff's scenarios [random, printed; 300]
+##   DIFF_LAYERS="4 6 a"  check-diff's layers: IPv4, IPv6, IPv4 adds [all]
 ##   MUTANT=1          check-diff: also two mutants (patches 2.2 and 2.6; patch 5.3), which must differ in each layer [0]
 ##   DEBUG_SEED=n DEBUG_SCENARIOS=n  check-debug's random layouts [1; 60]
 ##   DEBUG_SERIES=N-tree-topic  check-debug: that series alone on the base, its selftests only [unset: all]
