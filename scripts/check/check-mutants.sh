@@ -48,8 +48,9 @@
 #   mutant-add  the series plus scripts/check/mutations/separate/
 #           add-primary-behind-all.patch alone (a new primary goes behind
 #           every primary, whatever its scope, as if the insert kept no
-#           order by scope): ifa_order.sh must fail (its scopes and
-#           promotion cases);
+#           order by scope): ifa_order.sh must fail (its scopes,
+#           promotion and SIOCSIFNETMASK cases, each of which adds a
+#           primary of a narrower scope than an earlier one);
 #   mutant-select  the series kernel and the selftests with
 #           scripts/check/mutations/selftests/select-flags-partial-subnet.patch
 #           (ifa_flusher -m select deletes a selected primary with
@@ -212,7 +213,7 @@ expect mutant-count "ifa_flush:fail" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/count-not-handed-over.patch"
 expect mutant-autojoin "mc_autojoin.sh:fail-only=$MC_GUARDS" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/autojoin-delete-keeps-group.patch"
-expect mutant-add "ifa_order.sh:fail-only=^(scopes|promotion):" \
+expect mutant-add "ifa_order.sh:fail-only=^(scopes|promotion|SIOCSIFNETMASK):" \
 	EXTRA_PATCHES="$TOP/scripts/check/mutations/separate/add-primary-behind-all.patch"
 expect mutant-select "ifa_flush.sh:fail" \
 	SELFTEST_PATCH="$TOP/scripts/check/mutations/selftests/select-flags-partial-subnet.patch"
