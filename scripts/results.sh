@@ -50,6 +50,9 @@ PNETNS_RUN=20261205-201723-bench-packet-netns.mVbk
 PNETNS_OLD_RUN=20261205-202043-bench-packet-netns.uDrU
 # IPv6 flushes: stock ip against an ip that sends one bulk request.
 FLUSH6_RUN=20261206-003919-bench-flush.AmW2
+# Adds (series 5): /32s on the series kernel, then on the base kernel.
+ADD_RUN=20261206-050540-bench-flush.5l1Z
+ADD_BASE_RUN=20261206-050653-bench-flush.j2Fr
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -64,6 +67,7 @@ FIGURES_IN=(
 	"packet-netns 3-net-next-packet-ring/0000-cover-letter.patch"
 	"flush6 2-net-next-ifa-flush/0000-cover-letter.patch"
 	"flush6 2-net-next-ifa-flush/0006-*.patch"
+	"add-host 5-net-next-ifa-add/0000-cover-letter.patch"
 )
 # The Markdown blocks name their figure: <!-- results: FIG -->.
 # The Markdown files that may hold tables of figures (all must be generated).
@@ -435,6 +439,30 @@ fig_md_pnetns() {
 	echo '```'
 }
 
+# Series 5: adding /32s one request each (flush_bench -a, one netlink
+# socket), base kernel against the series, and deleting them one request
+# each in dump order (plain, as stock ip sends them); two boots, so
+# per-row ratios, and each kernel's growth within its own run.
+fig_add_host() {
+	local b=$ADD_BASE_RUN s=$ADD_RUN n m x y
+	need "$b"
+	need "$s"
+	echo "  seconds, N /32s              base    series  base/series"
+	for m in add plain; do
+		for n in 40000 80000; do
+			x=$(val "$b" host "$n" "$m") y=$(val "$s" host "$n" "$m")
+			printf '  %-25s %10s %9s %12s\n' \
+				"${m/plain/deletes}$([ "$m" = add ] && echo s) $(commas "$n")" "${x:--}" \
+				"${y:--}" "$(ratio "$x" "$y")"
+		done
+	done
+	printf '  from 40,000 to 80,000: adds %s on base, %s on the series;\n' \
+		"$(grew "$b" host add 40000 80000)" "$(grew "$s" host add 40000 80000)"
+	printf '  deletes %s on base, %s on the series\n' \
+		"$(grew "$b" host plain 40000 80000)" \
+		"$(grew "$s" host plain 40000 80000)"
+}
+
 # The Markdown (code block) and plain figures, by name.
 figure() {
 	case $1 in
@@ -453,6 +481,7 @@ figure() {
 	md-flush-base) fig_md_flush_base ;;
 	flush6) fig_flush6 ;;
 	md-flush6) fig_md_raw "$FLUSH6_RUN" ;;
+	add-host) fig_add_host ;;
 	*) die "no figure $1" ;;
 	esac
 }
@@ -464,6 +493,7 @@ fig_runs() {
 	plain-vs-base | walk-stop) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
 	flush6) echo "$FLUSH6_RUN" ;;
+	add-host) echo "base:$ADD_BASE_RUN series:$ADD_RUN" ;;
 	packet-netns) echo "6.12:$PNETNS_OLD_RUN series:$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
 	esac
@@ -975,7 +1005,7 @@ cd "$TOP"
 
 # The runs of the series kernel measured the code as posted (the filtered
 # flush run, the iproute2 companion's too).
-for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN"; do
+for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN" "$ADD_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
 # (the IPv6 run has the companion's ip only if its command names one)
@@ -993,7 +1023,7 @@ done
 for r in "$FLUSH_RUN flush_bench" "$FLUSH_BASE_RUN flush_bench" \
 	"$DEMUX_RUN edmx_bench" "$RING_RUN ring_bench" "$FILT_RUN flush_bench" \
 	"$PNETNS_RUN pnetns_bench" "$PNETNS_OLD_RUN pnetns_bench" \
-	"$FLUSH6_RUN flush6_bench"; do
+	"$FLUSH6_RUN flush6_bench" "$ADD_RUN flush_bench" "$ADD_BASE_RUN flush_bench"; do
 	# shellcheck disable=SC2086 # the run and its helpers
 	[ -z "${r%% *}" ] || same_inputs $r || rc=1
 done
