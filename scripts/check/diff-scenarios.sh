@@ -117,9 +117,10 @@ add_cmd() {
 	echo "ip addr ${1:-add} $c dev $dev"
 }
 
-gen_scenario() {
-	local i n a p dev w dels=() labels=()
-	# This scenario's sub-pool: 2-4 locals, 2-3 prefix lengths.
+# setup4: an IPv4 scenario's sub-pool (2-4 locals, 2-3 prefix lengths,
+# in sub and subp) and its setup lines: two dummy devices, up, each with
+# a random promote_secondaries.
+setup4() {
 	sub=() subp=()
 	draw_sub POOL 2 3 PLENS 2 2
 	echo "S ip link add d0 type dummy"
@@ -128,6 +129,11 @@ gen_scenario() {
 	echo "S ip link set d1 up"
 	echo "S promote d0 $((RANDOM % 2))"
 	echo "S promote d1 $((RANDOM % 2))"
+}
+
+gen_scenario() {
+	local i n a p dev w dels=() labels=()
+	setup4
 	n=$((3 + RANDOM % 6))
 	for ((i = 0; i < n; i++)); do
 		printf 'S '
@@ -191,15 +197,7 @@ gen_scenario() {
 # adds land after removed primaries and a removed last address.
 gena_scenario() {
 	local i n w dev dels=()
-	# This scenario's sub-pool: 2-4 locals, 2-3 prefix lengths.
-	sub=() subp=()
-	draw_sub POOL 2 3 PLENS 2 2
-	echo "S ip link add d0 type dummy"
-	echo "S ip link add d1 type dummy"
-	echo "S ip link set d0 up"
-	echo "S ip link set d1 up"
-	echo "S promote d0 $((RANDOM % 2))"
-	echo "S promote d1 $((RANDOM % 2))"
+	setup4
 	n=$((8 + RANDOM % 11))
 	for ((i = 0; i < n; i++)); do
 		case $((RANDOM % 12)) in
