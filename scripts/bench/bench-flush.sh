@@ -64,16 +64,40 @@
 # bash's clock around the command.  Prints a Markdown table: seconds and
 # ratios.
 #
+# Adds (series 5), for the layouts host, rfc and one, N in $BENCH_ADD_N
+# (run only when set):
+#   socket    the adds before each flush above (flush_bench -a: one
+#             netlink socket, batches of acked requests; the fastest of
+#             them), so N must also be among the layout's sizes;
+#   ip -batch stock "ip -batch FILE", FILE the same addresses as
+#             "address add A/LEN dev D" lines, written to /tmp untimed:
+#             one request per line, each acked before the next; timed
+#             with bash's clock as the ip flushes; not above
+#             $BENCH_ADD_BATCH; the device is emptied again untimed.
+# And the cost of one address on a small device, n in $BENCH_SMALL (run
+# only when set; n < 250): the device first gets n addresses
+# (flush_bench -a), host: n /32s 10.0.0.1..., one: n in 10.0.0.0/8; then
+# churn_bench (scripts/bench/churn_bench.c) adds and deletes one more,
+# host: 10.1.0.1/32, one: 10.0.0.250/8 (a secondary), $BENCH_SMALL_REPS
+# times, one request at a time, each acked before the next, and times
+# it itself (first request to last ack).  Each prints a Markdown table of
+# its own ("Adds", "Small N").
+#
 # Environment (the knobs and their defaults: make help): BENCH_ONE,
 # BENCH_RFC, BENCH_HOST, BENCH_FILT, BENCH_HOST6, BENCH_ONE6 (the sizes of
 # each layout; the IPv6 ones run only when set), BENCH_IP6_MAX (above it
 # stock "ip -6" is not run), BENCH_PER,
-# BENCH_METHODS, BENCH_IP_PATCHED, BENCH_IP_MAX and BENCH_IP_ONE_MAX (above
-# them stock ip is not run: its promotions make it slow), BENCH_IP_FILT_MAX,
+# BENCH_METHODS, BENCH_IP_PATCHED, BENCH_IP_MAX, BENCH_IP_RFC_MAX (/24s,
+# default BENCH_IP_MAX) and BENCH_IP_ONE_MAX (above them stock ip is not
+# run: its promotions make it slow), BENCH_IP_FILT_MAX,
 # BENCH_HOST_ALL_MAX (above it, in the /32 layout, flagprim stands for
 # secfirst, plain and flag: every address is a primary without
 # secondaries, so all four send the same N deletes, as their times at and
-# below it show).  scripts/bench/bench.sh passes them into the guest.
+# below it show), BENCH_ADD_N (the adds' sizes; none by default),
+# BENCH_ADD_BATCH (above it ip -batch does not add; empty: every N),
+# BENCH_SMALL (the small devices' sizes; none by default),
+# BENCH_SMALL_REPS (adds and deletes per small device).
+# scripts/bench/bench.sh passes them into the guest.
 #
 # Not -e: a flush that fails or leaves addresses is reported in the table
 # and the run goes on.
@@ -86,6 +110,7 @@ set -uo pipefail
 # while it runs is a jump of the guest clock, of seconds on a busy host.
 FLUSHER=$(build_helper "$TOP/scripts/bench/flush_bench.c" -static) || exit
 FLUSHER6=$(build_helper "$TOP/scripts/bench/flush6_bench.c" -static) || exit
+CHURNER=$(build_helper "$TOP/scripts/bench/churn_bench.c" -static) || exit
 [[ ${1:-} != --build ]] || exit 0
 BENCH_ONE=${BENCH_ONE-10000 20000 40000}
 BENCH_RFC=${BENCH_RFC-10000 20000 40000}
@@ -94,6 +119,7 @@ BENCH_FILT=${BENCH_FILT-10000 20000 40000}
 BENCH_IP_FILT_MAX=${BENCH_IP_FILT_MAX-40000}
 BENCH_PER=${BENCH_PER:-250}
 BENCH_IP_MAX=${BENCH_IP_MAX-40000}
+BENCH_IP_RFC_MAX=${BENCH_IP_RFC_MAX-$BENCH_IP_MAX}
 BENCH_IP_ONE_MAX=${BENCH_IP_ONE_MAX-2000}
 BENCH_HOST_ALL_MAX=${BENCH_HOST_ALL_MAX-40000}
 NS=${BENCH_NS:-bench-flush-$$}
@@ -105,11 +131,16 @@ BENCH_HOST6=${BENCH_HOST6-}
 BENCH_ONE6=${BENCH_ONE6-}
 BENCH_IP6_MAX=${BENCH_IP6_MAX-}
 DEV6=bf6
+BENCH_ADD_N=${BENCH_ADD_N-}
+BENCH_ADD_BATCH=${BENCH_ADD_BATCH-}
+BENCH_SMALL=${BENCH_SMALL-}
+BENCH_SMALL_REPS=${BENCH_SMALL_REPS:-2000}
 METHODS6="ip6 bulk6${BENCH_IP_PATCHED:+ ipnew6}"
 LAYOUTS="one rfc host filt host6 one6"
 
-# Results, indexed by "layout,N,method".
-declare -A T_ADD T_FLUSH T_REQ OUT
+# Results, indexed by "layout,N,method"; the ip -batch adds and the small
+# devices' by "layout,N" (failures in FAILED).
+declare -A T_ADD T_FLUSH T_REQ OUT T_BATCH T_SMALL FAILED=()
 
 # bash's own clock: no program to load (see the staging below).
 now()
@@ -318,8 +349,8 @@ run_one()
 	log "$layout N=$n $m: add ${T_ADD[$k]}s flush ${T_FLUSH[$k]}s ($out)"
 }
 
-# skip LAYOUT METHOD N: whether BENCH_IP_MAX, BENCH_IP_ONE_MAX or
-# BENCH_HOST_ALL_MAX excludes it.
+# skip LAYOUT METHOD N: whether BENCH_IP_MAX, BENCH_IP_RFC_MAX,
+# BENCH_IP_ONE_MAX or BENCH_HOST_ALL_MAX excludes it.
 skip()
 {
 	local max=
@@ -329,11 +360,159 @@ skip()
 	elif [[ $2 == ip6 ]]; then
 		max=$BENCH_IP6_MAX
 	elif [[ $2 == ip ]]; then
-		[[ $1 == one ]] && max=$BENCH_IP_ONE_MAX || max=$BENCH_IP_MAX
+		case $1 in
+		one) max=$BENCH_IP_ONE_MAX ;;
+		rfc) max=$BENCH_IP_RFC_MAX ;;
+		*) max=$BENCH_IP_MAX ;;
+		esac
 	elif [[ $1 == host && $2 =~ ^(secfirst|plain|flag)$ ]]; then
 		max=$BENCH_HOST_ALL_MAX
 	fi
 	[[ -n $max ]] && (($3 > max))
+}
+
+# empty_dev: remove every IPv4 address of $DEV, untimed: one bulk
+# request where the kernel takes it, else secondaries first (as
+# check_left).
+empty_dev()
+{
+	"$FLUSHER" -m bulk "$DEV" >/dev/null 2>&1 && return
+	"$FLUSHER" -m secfirst "$DEV" >/dev/null || die "cannot empty $DEV"
+}
+
+# batch_file LAYOUT N: the addresses flush_bench -a adds for LAYOUT
+# (add_addrs: hosts 1, 2, ... of the consecutive subnets from
+# 10.0.0.0), as ip -batch lines.
+batch_file()
+{
+	local len per
+
+	case $1 in
+	one) len=8 per=$2 ;;
+	rfc) len=24 per=$BENCH_PER ;;
+	host) len=32 per=1 ;;
+	esac
+	awk -v n="$2" -v len="$len" -v per="$per" -v dev="$DEV" 'BEGIN {
+		for (i = 0; i < n; i++) {
+			a = 167772160 + int(i / per) * 2 ^ (32 - len) + i % per + 1
+			printf "address add %d.%d.%d.%d/%d dev %s\n",
+				int(a / 16777216), int(a / 65536) % 256,
+				int(a / 256) % 256, a % 256, len, dev
+		}
+	}'
+}
+
+# add_batch LAYOUT N: the layout's N addresses added by stock ip -batch
+# from a file in /tmp (tmpfs, written untimed), timed; the device is
+# emptied again, untimed.
+add_batch()
+{
+	local layout=$1 n=$2 k="$1,$2" file=/tmp/add.batch t0 t1 out rc left
+
+	batch_file "$layout" "$n" >"$file" || die "cannot write $file"
+	t0=$(now)
+	out=$("${IP_STOCK[@]}" -batch "$file" 2>&1)
+	rc=$?
+	t1=$(now)
+	rm -f "$file"
+	left=$(count_addrs "$layout")
+	if ((rc == 0 && left == n)); then
+		T_BATCH[$k]=$(elapsed "$t0" "$t1")
+	else
+		FAILED[$k,batch]="ip -batch: rc $rc, $left of $n added: ${out:0:200}"
+		log "$layout N=$n: ${FAILED[$k,batch]}"
+	fi
+	empty_dev
+	log "$layout N=$n ip -batch: add ${T_BATCH[$k]:--}s"
+}
+
+# small LAYOUT n: on a device that holds n addresses of the layout (host:
+# /32s, one: one /8), one more added and deleted $BENCH_SMALL_REPS times by
+# churn_bench; the device is emptied again, untimed.
+small()
+{
+	local layout=$1 n=$2 k="$1,$2" addr out left
+
+	case $layout in
+	host) addr=10.1.0.1/32 ;;
+	one) addr=10.0.0.250/8 ;;
+	esac
+	((n < 250)) || die "BENCH_SMALL: $n, not below 250"
+	add_addrs "$layout" "$n" >/dev/null || die "adding $n addresses failed"
+	left=$(count_addrs "$layout")
+	((left == n)) || die "$left addresses on $DEV, expected $n"
+	if out=$("$CHURNER" -c "$BENCH_SMALL_REPS" -p "$addr" "$DEV" 2>&1) &&
+		[[ $out == *" secs "* ]]; then
+		T_SMALL[$k]=$(printf '%.6f' "${out##* secs }")
+	else
+		FAILED[$k,small]="churn_bench: ${out//$'\n'/; }"
+		log "$layout n=$n: ${FAILED[$k,small]}"
+	fi
+	left=$(count_addrs "$layout")
+	((left == n)) || {
+		FAILED[$k,small]+=" ($left addresses after it, not $n!)"
+		log "$layout n=$n: $left addresses after churn_bench, not $n"
+	}
+	empty_dev
+	log "$layout n=$n $addr: $BENCH_SMALL_REPS adds and deletes ${T_SMALL[$k]:--}s"
+}
+
+# The adds of series 5: one netlink socket against stock ip -batch.
+print_add_table()
+{
+	local layout n k m add b
+
+	[[ -n $BENCH_ADD_N ]] || return 0
+	echo
+	echo "Adds, seconds to add N addresses to an empty device; socket:" \
+		"flush_bench -a (one netlink socket, batches of acked requests," \
+		"the fastest of the adds before the flushes above); ip -batch:" \
+		"stock ip from a file of \"address add\" lines, one request" \
+		"acked at a time; host: /32s, rfc: /24s of $BENCH_PER, one:" \
+		"10.0.0.0/8:"
+	echo
+	echo "| add layout | N | socket | ip -batch | ip -batch/socket |"
+	echo "|---|---:|---:|---:|---:|"
+	for layout in host rfc one; do
+		for n in $BENCH_ADD_N; do
+			k="$layout,$n"
+			add=
+			for m in $METHODS; do
+				add=$(min "$add" "${T_ADD[$k,$m]:-}")
+			done
+			b=${T_BATCH[$k]:-}
+			printf '| %s | %s | %s | %s | %s |\n' "$layout" "$n" \
+				"${add:--}" "${b:--}" "$(ratio2 "$b" "$add")"
+		done
+	done
+}
+
+# One address added and deleted on small devices.
+print_small_table()
+{
+	local layout n k s addr
+
+	[[ -n $BENCH_SMALL ]] || return 0
+	echo
+	echo "Small N, seconds for $BENCH_SMALL_REPS adds and deletes of one" \
+		"address (churn_bench: one request at a time, each acked" \
+		"before the next) on a device that holds n addresses; host:" \
+		"n /32s, one: n in 10.0.0.0/8 (the address a secondary):"
+	echo
+	echo "| small n | layout | address | secs | us per add+delete |"
+	echo "|---:|---|---|---:|---:|"
+	for n in $BENCH_SMALL; do
+		for layout in host one; do
+			k="$layout,$n"
+			s=${T_SMALL[$k]:-}
+			addr=10.1.0.1/32
+			[[ $layout == one ]] && addr=10.0.0.250/8
+			printf '| %s | %s | %s | %s | %s |\n' "$n" "$layout" \
+				"$addr" "${s:--}" "$(awk -v s="$s" \
+				-v r="$BENCH_SMALL_REPS" 'BEGIN { if (s == "")
+				print "-"; else printf "%.1f", s * 1e6 / r }')"
+		done
+	done
 }
 
 print_tables()
@@ -383,6 +562,16 @@ print_tables()
 
 	print_filt_table
 	print_v6_table
+	print_add_table
+	print_small_table
+	if ((${#FAILED[@]})); then
+		echo
+		echo "Failed (\"-\" above):"
+		echo
+		for k in "${!FAILED[@]}"; do
+			echo "- ${k//,/ }: ${FAILED[$k]}"
+		done | sort
+	fi
 
 	echo
 	echo "Reports of the ip flushes (rounds):"
@@ -502,6 +691,7 @@ if [[ -z ${BENCH_NS:-} ]]; then
 fi
 FLUSHER=$(stage_helper "$FLUSHER") || exit
 FLUSHER6=$(stage_helper "$FLUSHER6") || exit
+CHURNER=$(stage_helper "$CHURNER") || exit
 mapfile -t IP_STOCK < <(stage "$(command -v ip)" ip-stock)
 [[ ${#IP_STOCK[@]} -gt 0 ]] || die "cannot copy ip to /tmp"
 IP_PATCHED=()
@@ -532,6 +722,21 @@ for layout in $LAYOUTS; do
 			fi
 			run_one "$layout" "$n" "$m"
 		done
+	done
+done
+[[ -z $BENCH_ADD_N$BENCH_SMALL ]] || promote 1
+for layout in host rfc one; do
+	for n in $BENCH_ADD_N; do
+		if [[ -n $BENCH_ADD_BATCH ]] && ((n > BENCH_ADD_BATCH)); then
+			log "$layout N=$n: ip -batch skipped (N > max)"
+			continue
+		fi
+		add_batch "$layout" "$n"
+	done
+done
+for n in $BENCH_SMALL; do
+	for layout in host one; do
+		small "$layout" "$n"
 	done
 done
 

@@ -6,6 +6,15 @@
 # inside one VM boot.  Benchmarks report ratios measured in the same run;
 # their options come from the environment, passed into the guest (the
 # BENCH_* variables in the header of each scripts/bench/bench-*.sh).
+#
+# BENCH_KERNEL: the kernel measured.  series (default): the series kernel;
+# base: the base kernel without the series instead (its own run, for
+# per-row ratios between two runs); both: the two kernels in ONE run: both
+# are built, one run directory gets one meta that names both images
+# (kernel-image-base:, kernel-image-series:, ... where a single-kernel
+# run has kernel-image:, ...), and the same script boots once per kernel
+# with its results in the run's base/ and series/ (each with its own
+# output, vm-mode, rc, dmesg: scripts/vm/vm-exec.sh's VM_OUT), base first.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -20,11 +29,22 @@ export EXTRA_CONFIG="$TOP/scripts/bench/bench.config${EXTRA_CONFIG:+ $EXTRA_CONF
 export BUILD=$CACHE/build-bench
 kernel_up_to_date
 # BENCH_KERNEL=base: the base kernel without the series instead, for
-# per-row ratios between two boots (each run cites its own meta).
+# per-row ratios between two boots (each run cites its own meta); both:
+# the series kernel's image and tree kept before variant_kernel moves
+# $BUILD (and $SRC's branch) to the base.
 case ${BENCH_KERNEL:=series} in
 series) ;;
 base) variant_kernel bench-base SKIP_SERIES=1 ;;
-*) die "BENCH_KERNEL=$BENCH_KERNEL: series or base" ;;
+both)
+	[ "$name" != packet-netns ] ||
+		die "BENCH_KERNEL=both: not with bench-packet-netns (it boots 6.12 beside the series)"
+	series_kernel=$(kernel_image "$BUILD")
+	series_tree=$(git -C "$SRC" rev-parse HEAD)
+	variant_kernel bench-base SKIP_SERIES=1
+	base_kernel=$(kernel_image "$BUILD")
+	base_tree=$(git -C "$SRC" rev-parse HEAD)
+	;;
+*) die "BENCH_KERNEL=$BENCH_KERNEL: series, base or both" ;;
 esac
 "$script" --build
 # TCG always: figures must not depend on whether this host has KVM.  And
@@ -35,10 +55,26 @@ esac
 export ICOUNT=${ICOUNT:-1}
 kernels=("$(kernel_image "$BUILD")")
 
+# kernel_meta KERNEL TREE [SUFFIX]: the meta lines of one kernel: the
+# applied kernel tree (TREE), or, when TREE is empty, the base version of
+# another cache's kernel (bench-packet-netns: 6.12); its image and config.
+# SUFFIX (-base, -series) names the kernel in a run of both.
+kernel_meta() {
+	local kernel=$1 tree=$2 sfx=${3:-}
+	if [ -n "$tree" ]; then
+		echo "kernel-tree$sfx: $tree"
+	else
+		echo "kernel-base$sfx: $(cat "${kernel%/build/*}/base-version")"
+	fi
+	echo "kernel-image$sfx: $kernel $(sha256sum <"$kernel" | cut -c1-16)"
+	echo "kernel-config$sfx: $(sha256sum <"${kernel%/arch/*}/.config" | cut -c1-16)"
+}
+
 # write_meta FILE KERNEL NAME KNOB...: what make results cites for a run
 # (scripts/results.sh): the command that reproduces it, the revisions of
-# this repository and of the applied kernel tree, the kernel image, the
-# mode, the host load.  The knobs' values are those of this run.
+# this repository and of the applied kernel tree, the kernel image (KERNEL
+# "both": the base's and the series', with their trees), the mode, the
+# host load.  The knobs' values are those of this run.
 write_meta() {
 	local file=$1 kernel=$2 name=$3 v cmd
 	cmd="make bench-$name ICOUNT=$ICOUNT"
@@ -50,14 +86,15 @@ write_meta() {
 		echo "command: $cmd"
 		echo "repository: $(git -C "$TOP" rev-parse HEAD)$(git -C "$TOP" diff --quiet HEAD -- patches scripts || echo ' (patches/ or scripts/ modified)')"
 		echo "patches: $(git -C "$TOP" rev-parse HEAD:patches)"
-		if [ "$kernel" = "$(kernel_image "$BUILD")" ]; then
-			echo "kernel-tree: $(git -C "$SRC" rev-parse HEAD)"
+		if [ "$kernel" = both ]; then
+			kernel_meta "$base_kernel" "$base_tree" -base
+			kernel_meta "$series_kernel" "$series_tree" -series
+		elif [ "$kernel" = "$(kernel_image "$BUILD")" ]; then
+			kernel_meta "$kernel" "$(git -C "$SRC" rev-parse HEAD)"
 		else
 			# another cache's kernel (bench-packet-netns: 6.12)
-			echo "kernel-base: $(cat "${kernel%/build/*}/base-version")"
+			kernel_meta "$kernel" ""
 		fi
-		echo "kernel-image: $kernel $(sha256sum <"$kernel" | cut -c1-16)"
-		echo "kernel-config: $(sha256sum <"${kernel%/arch/*}/.config" | cut -c1-16)"
 		# the iproute2 companion, built outside this repository
 		if [ -n "${BENCH_IP_PATCHED:-}" ]; then
 			echo "ip-patched: $BENCH_IP_PATCHED $(sha256sum <"$BENCH_IP_PATCHED" | cut -c1-16) ($("$BENCH_IP_PATCHED" -V))"
@@ -74,6 +111,18 @@ if [ "$name" = packet-netns ]; then
 	export VM_MEM=${VM_MEM:-4G}
 fi
 knobs=$(env | sed -n 's/^\(BENCH_[A-Z0-9_]*\)=.*/\1/p' | sort | tr '\n' ' ')
+if [ "$BENCH_KERNEL" = both ]; then
+	out=$(new_run "bench-$name")
+	# shellcheck disable=SC2086 # one word per knob
+	write_meta "$out/meta" both "$name" $knobs
+	for k in base series; do
+		kernel=${k}_kernel
+		VM_OUT=$out/$k KERNEL=${!kernel} VM_ACCEL=tcg VM_ENV="ICOUNT $knobs" \
+			VM_TIMEOUT=${VM_TIMEOUT:-5400} "$TOP/scripts/vm/vm-exec.sh" "$script"
+		echo "load-after-$k: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta"
+	done
+	exit 0
+fi
 for k in "${kernels[@]}"; do
 	out=$(new_run "bench-$name")
 	# shellcheck disable=SC2086 # one word per knob
