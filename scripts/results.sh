@@ -12,9 +12,10 @@
 #                                message of $CACHE/dev, then make patches)
 #
 # The figures are defined below, each from ONE run (FLUSH_RUN...), or,
-# where it compares two kernels, from two boots of the same command that
-# it names both of; ratios are computed here, never typed.  Where they
-# appear:
+# where it compares two kernels, from one run that booted both
+# (bench.sh BENCH_KERNEL=both: its base/ and series/ outputs) or from two
+# boots of the same command that it names both of; ratios are computed
+# here, never typed.  Where they appear:
 #   - Markdown: between "<!-- results: FIG -->" and "<!-- end results -->";
 #   - patches/: verbatim in the patch named in FIGURES_IN (a commit message
 #     cannot carry markers; the check finds the figure's text in it).
@@ -50,7 +51,10 @@ PNETNS_RUN=20261205-201723-bench-packet-netns.mVbk
 PNETNS_OLD_RUN=20261205-202043-bench-packet-netns.uDrU
 # IPv6 flushes: stock ip against an ip that sends one bulk request.
 FLUSH6_RUN=20261206-003919-bench-flush.AmW2
-# Adds (series 5): /32s on the series kernel, then on the base kernel.
+# Adds (series 5): one run of both kernels (make bench-flush
+# BENCH_KERNEL=both: its base/ and series/ outputs), ADD_BASE_RUN empty;
+# or, as measured first, /32s on the series kernel (ADD_RUN), then on the
+# base kernel (ADD_BASE_RUN), two runs (fig_add_host).
 ADD_RUN=20261206-050540-bench-flush.5l1Z
 ADD_BASE_RUN=20261206-050653-bench-flush.j2Fr
 
@@ -78,11 +82,14 @@ die() {
 	exit 1
 }
 
-# need RUN: the run's directory, or die if a file is missing.
+# need RUN: the run's directory, or die if a file is missing: its meta
+# and output, or, for a run of both kernels (bench.sh BENCH_KERNEL=both),
+# its meta and the output of each kernel's boot, base/ and series/.
 need() {
-	local f
+	local f files=(meta output)
 	[ -n "$1" ] || die "a figure needs a run that is not set"
-	for f in meta output; do
+	[ ! -d "$RUNS/$1/base" ] || files=(meta base/output series/output)
+	for f in "${files[@]}"; do
 		[ -f "$RUNS/$1/$f" ] || die "Documentation/runs/$1/$f missing"
 	done
 }
@@ -95,7 +102,10 @@ meta() {
 # cell RUN HEADER COLUMN KEY...: a cell of a Markdown table that a
 # benchmark run printed ("" if "-"): the table whose header row starts
 # "| HEADER |", its first row whose first cells are KEY... ("*": any),
-# its column COLUMN.
+# its column COLUMN.  RUN/base, RUN/series: a run of both kernels, the
+# output of one.  The search ends where another table starts (a
+# separator row other than the header's own): its rows are not the
+# header's.
 cell() {
 	local r=$1 hdr=$2 c=$3
 	shift 3
@@ -107,9 +117,16 @@ cell() {
 				gsub(/^ +| +$/, "", h)
 				col[h] = i
 			}
+			intab = 1
+			hdrline = NR
 			next
 		}
-		col[c] {
+		/^\|[-:| ]+\|$/ {
+			if (NR != hdrline + 1)
+				intab = 0
+			next
+		}
+		intab && col[c] {
 			for (j = 1; j <= nk; j++)
 				if (k[j] != "*" && $(j + 1) != " " k[j] " ")
 					next
@@ -442,9 +459,15 @@ fig_md_pnetns() {
 # Series 5: adding /32s one request each (flush_bench -a, one netlink
 # socket), base kernel against the series, and deleting them one request
 # each in dump order (plain, as stock ip sends them); two boots, so
-# per-row ratios, and each kernel's growth within its own run.
+# per-row ratios, and each kernel's growth within its own run.  The
+# figure of the first measurement, two runs (ADD_BASE_RUN set); with one
+# run of both kernels, fig_add.
 fig_add_host() {
 	local b=$ADD_BASE_RUN s=$ADD_RUN n m x y
+	if [ -z "$b" ]; then
+		fig_add
+		return
+	fi
 	need "$b"
 	need "$s"
 	echo "  seconds, N /32s              base    series  base/series"
@@ -461,6 +484,78 @@ fig_add_host() {
 	printf '  deletes %s on base, %s on the series\n' \
 		"$(grew "$b" host plain 40000 80000)" \
 		"$(grew "$s" host plain 40000 80000)"
+}
+
+# add_sizes RUN KNOB: the sizes of a knob in the run's command.
+add_sizes() {
+	sed -n "s/^command: .*$2=\"\([0-9 ]*\)\".*/\1/p" "$RUNS/$1/meta"
+}
+
+# add_rows LABEL HEADER COLUMN LAYOUT N...: one row per N of a cell of
+# both kernels' outputs of ADD_RUN (the table of HEADER, the row of
+# LAYOUT and N, COLUMN): the base, the series, base/series, and each
+# kernel's growth from the N of the row before.
+add_rows() {
+	local r=$ADD_RUN label=$1 hdr=$2 col=$3 l=$4 n x y px='' py='' gx gy
+	shift 4
+	for n in "$@"; do
+		x=$(cell "$r/base" "$hdr" "$col" "$l" "$n")
+		y=$(cell "$r/series" "$hdr" "$col" "$l" "$n")
+		gx='' gy=''
+		if [ -n "$px$py" ]; then
+			gx=$(growth "$x" "$px") gy=$(growth "$y" "$py")
+		fi
+		printf '    %-17s %6s %8s %8s %7s %7s %7s\n' "$label" \
+			"$(commas "$n")" "${x:--}" "${y:--}" "$(ratio "$x" "$y")" \
+			"$gx" "$gy" | sed 's/ *$//'
+		label='' px=${x:-0} py=${y:-0}
+	done
+}
+
+# Series 5, from ONE run of both kernels (make bench-flush
+# BENCH_KERNEL=both: ADD_RUN's base/ and series/): adding N addresses
+# (BENCH_ADD_N) through one netlink socket (flush_bench -a) and through
+# stock ip -batch, in each layout; deleting N /32s one request each in
+# dump order (plain) and by stock ip; the base kernel against the series
+# and how each grows with N.  Then what one address costs on a small
+# device (BENCH_SMALL): the series against the base, where the series
+# must cost no more.
+fig_add() {
+	local r=$ADD_RUN l n x y what reps sizes small
+	need "$r"
+	read -r -a sizes < <(add_sizes "$r" BENCH_ADD_N) || sizes=()
+	printf '  %-19s %6s %8s %8s %7s %7s %7s\n' seconds N base series base/ \
+		base series '' '' '' '' series growth growth | sed 's/ *$//'
+	for l in host rfc one; do
+		case $l in
+		host) echo "  add /32s" ;;
+		rfc) echo "  add /24s of 250" ;;
+		one) echo "  add in one subnet" ;;
+		esac
+		add_rows "one socket" "add layout" socket "$l" "${sizes[@]}"
+		add_rows "ip -batch" "add layout" "ip -batch" "$l" "${sizes[@]}"
+	done
+	echo "  delete /32s"
+	add_rows "one by one" layout plain host "${sizes[@]}"
+	add_rows "stock ip flush" layout ip host "${sizes[@]}"
+	echo "  (growth: the time at N over the time at the N above)"
+	read -r -a small < <(add_sizes "$r" BENCH_SMALL) || small=()
+	[ ${#small[@]} -gt 0 ] || return 0
+	reps=$(sed -n 's/^Small N, seconds for \([0-9]*\) .*/\1/p' "$RUNS/$r/series/output")
+	echo
+	echo "  one address added and deleted $(commas "$reps") times (one request"
+	echo "  at a time) on a device that holds n addresses, seconds:"
+	printf '  %-34s %9s %9s %12s\n' "" base series series/base
+	for n in "${small[@]}"; do
+		for l in host one; do
+			x=$(cell "$r/base" "small n" secs "$n" "$l")
+			y=$(cell "$r/series" "small n" secs "$n" "$l")
+			what="n = $n, /32s (adds 10.1.0.1/32)"
+			[ "$l" = host ] || what="n = $n, one /8 (adds 10.0.0.250/8)"
+			printf '  %-34s %9s %9s %12s\n' "$what" "${x:--}" \
+				"${y:--}" "$(growth "$y" "$x")"
+		done
+	done
 }
 
 # The Markdown (code block) and plain figures, by name.
@@ -493,7 +588,13 @@ fig_runs() {
 	plain-vs-base | walk-stop) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
 	flush6) echo "$FLUSH6_RUN" ;;
-	add-host) echo "base:$ADD_BASE_RUN series:$ADD_RUN" ;;
+	add-host)
+		if [ -n "$ADD_BASE_RUN" ]; then
+			echo "base:$ADD_BASE_RUN series:$ADD_RUN"
+		else
+			echo "$ADD_RUN"
+		fi
+		;;
 	packet-netns) echo "6.12:$PNETNS_OLD_RUN series:$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
 	esac
@@ -1023,7 +1124,8 @@ done
 for r in "$FLUSH_RUN flush_bench" "$FLUSH_BASE_RUN flush_bench" \
 	"$DEMUX_RUN edmx_bench" "$RING_RUN ring_bench" "$FILT_RUN flush_bench" \
 	"$PNETNS_RUN pnetns_bench" "$PNETNS_OLD_RUN pnetns_bench" \
-	"$FLUSH6_RUN flush6_bench" "$ADD_RUN flush_bench" "$ADD_BASE_RUN flush_bench"; do
+	"$FLUSH6_RUN flush6_bench" "$ADD_RUN flush_bench${ADD_BASE_RUN:+ }${ADD_BASE_RUN:-" churn_bench"}" \
+	"$ADD_BASE_RUN flush_bench"; do
 	# shellcheck disable=SC2086 # the run and its helpers
 	[ -z "${r%% *}" ] || same_inputs $r || rc=1
 done
