@@ -27,13 +27,16 @@
 #   else with EINVAL, a copy of a secondary included (the insert path of
 #   the ioctl, which RTM_NEWADDR's own duplicate check does not hide);
 # - lifetime: a primary whose lifetime expires takes its secondaries with
-#   it (promote_secondaries=0) or has one promoted (=1), at its place.
+#   it (promote_secondaries=0) or has one promoted (=1), at its place;
+#   a primary and a secondary of its subnet that expire together both
+#   go, and the subnet's permanent secondary goes along (=0) or is
+#   promoted (=1).
 # The ioctls are issued with python3's fcntl.ioctl(); those cases are
 # skipped without python3.
 #
 # Topology: a namespace per case with one dummy device, d0.  Every
 # namespace starts with promote_secondaries=0, the kernel's default,
-# whatever the host sets.  Expected runtime: about 10 s under QEMU/TCG.
+# whatever the host sets.  Expected runtime: about 15 s under QEMU/TCG.
 
 # lib.sh is not followed without -x (SC1091) and sets or reads ALL_TESTS,
 # RET and ksft_* (SC2034, SC2154); test functions run from ALL_TESTS
@@ -51,6 +54,8 @@ ALL_TESTS="
 	test_ioctl_addr
 	test_lifetime_promote
 	test_lifetime_no_promote
+	test_lifetime_together_promote
+	test_lifetime_together_no_promote
 "
 
 # case_setup NAME: RET=0 and a fresh $ns with d0 (dummy, up), or a
@@ -344,6 +349,39 @@ lifetime()
 
 test_lifetime_promote() { lifetime 1; }
 test_lifetime_no_promote() { lifetime 0; }
+
+# lifetime_together 0|1: a primary and the first secondary of its subnet
+# expire; the subnet's other secondary is permanent.
+lifetime_together()
+{
+	local name="lifetime: two expire together, promote_secondaries=$1"
+	local want a
+
+	case_setup "$name" || return
+	promote "$1"
+	check_err $? "setting promote_secondaries failed"
+	add 10.0.0.1/24
+	for a in 10.1.0.1 10.1.0.2; do
+		add "$a/24" valid_lft 1 preferred_lft 1
+	done
+	add 10.1.0.3/24
+	add 10.2.0.1/24
+	slowwait 10 gone 10.1.0.1/24
+	check_err $? "10.1.0.1/24 did not expire"
+	slowwait 10 gone 10.1.0.2/24
+	check_err $? "10.1.0.2/24 did not expire"
+	if [[ $1 == 1 ]]; then
+		want="10.0.0.1/24 global, 10.2.0.1/24 global, \
+10.1.0.3/24 global"
+	else
+		want="10.0.0.1/24 global, 10.2.0.1/24 global"
+	fi
+	expect "after the expiry" "$want"
+	log_test "$name"
+}
+
+test_lifetime_together_promote() { lifetime_together 1; }
+test_lifetime_together_no_promote() { lifetime_together 0; }
 
 require_command jq
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
