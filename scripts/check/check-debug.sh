@@ -5,9 +5,10 @@
 # built in its own tree, $CACHE/build-debug.  The run fails on any
 # BUG/WARNING/KASAN/lockdep report in the guest log (scripts/vm/vm-exec.sh) and
 # on kmemleak's suspected leaks after a final scan (scripts/vm/vm-init.sh).
-# Then random address layouts and deletes, check-diff's generator with a
-# fixed seed (DEBUG_SEED, 1; DEBUG_SCENARIOS, 60), run on the same kernel:
-# they must all complete without a report.
+# Then random address layouts and deletes, and random adds (check-diff's
+# IPv4 and add layers), from its generator with a fixed seed (DEBUG_SEED,
+# 1; DEBUG_SCENARIOS, 60, of each layer), run on the same kernel: they
+# must all complete without a report.
 #
 # DEBUG_SERIES=N-TREE-TOPIC: that series alone on the base (a net fix is
 # proven as -stable takes it: apply.sh's SERIES_ONLY), built in
@@ -49,11 +50,12 @@ if [ -n "$series" ]; then
 fi
 out=$(new_run debug-scenarios)
 n=${DEBUG_SCENARIOS:-60}
-"$S/check/diff-scenarios.sh" gen "${DEBUG_SEED:=1}" "$n" >"$out/scenarios"
-step "random address layouts and deletes (debug kernel, seed $DEBUG_SEED, $n scenarios)" \
+"$S/check/diff-scenarios.sh" gen "${DEBUG_SEED:=1}" "$n" 0 "$n" >"$out/scenarios"
+n=$((2 * n))
+step "random address layouts, deletes and adds (debug kernel, seed $DEBUG_SEED, $n scenarios)" \
 	env VM_OUT="$out" VM_ENV=KMEMLEAK_SCAN "$S/vm/vm-exec.sh" \
 	"$S/check/diff-scenarios.sh" run "$out/scenarios" /run/out/states || rc=1
-done=$(grep -c '^### scenario ' "$out/states" || true)
+done=$(grep -cE '^### scenarioa? ' "$out/states" || true)
 log "$done of $n scenarios ran (states: $out/states)"
 [ "$done" = "$n" ] || rc=1
 exit "$rc"
