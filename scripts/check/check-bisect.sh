@@ -17,6 +17,9 @@
 # naming IFA_F_FLUSH) and of the prefix with it (it must build; the
 # host's headers lack the flag, so only the prefix's can provide it).
 # Either outcome otherwise fails the check.
+# BISECT_SERIES=N-TREE-TOPIC: only the prefixes that end in a patch of
+# that series are built (the earlier ones are applied on the way): a
+# series changed alone, its dependencies proven by an earlier run.
 # Not -e: a prefix that fails to build is a result line, the others still build.
 set -uo pipefail
 # shellcheck source=scripts/lib.sh
@@ -90,6 +93,8 @@ if [ "${CHECK_BISECT_SELFTEST:-0}" != 1 ]; then
 	for k in $(seq 1 "$n"); do
 		name=$(series_patches | sed -n "${k}p")
 		name=${name#"$TOP"/patches/}
+		[ -z "${BISECT_SERIES:-}" ] || [[ $name == "$BISECT_SERIES"/* ]] ||
+			continue
 		if ! PATCHES_UPTO=$k "$S/loop/apply.sh" >/dev/null 2>&1 ||
 		   ! "$S/loop/build.sh" >/dev/null 2>&1; then
 			ktap_result 1 "bisect: $name does not build (log: $BUILD/build.log)"
