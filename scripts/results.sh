@@ -55,8 +55,8 @@ FLUSH6_RUN=20261206-003919-bench-flush.AmW2
 # BENCH_KERNEL=both: its base/ and series/ outputs), ADD_BASE_RUN empty;
 # or, as measured first, /32s on the series kernel (ADD_RUN), then on the
 # base kernel (ADD_BASE_RUN), two runs (fig_add_host).
-ADD_RUN=20261206-050540-bench-flush.5l1Z
-ADD_BASE_RUN=20261206-050653-bench-flush.j2Fr
+ADD_RUN=20261206-085921-bench-flush.Cps1
+ADD_BASE_RUN=
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
