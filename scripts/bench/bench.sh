@@ -15,6 +15,8 @@
 # run has kernel-image:, ...), and the same script boots once per kernel
 # with its results in the run's base/ and series/ (each with its own
 # output, vm-mode, rc, dmesg: scripts/vm/vm-exec.sh's VM_OUT), base first.
+# The guest's BENCH_BOOT says which kernel it booted: base, series, or
+# other (bench-packet-netns's 6.12); it is not a knob of the run.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -79,6 +81,9 @@ write_meta() {
 	local file=$1 kernel=$2 name=$3 v cmd
 	cmd="make bench-$name ICOUNT=$ICOUNT"
 	shift 3
+	# SERIES_ONLY (scripts/loop/apply.sh): the series kernel carries
+	# those series only.
+	[ -z "${SERIES_ONLY:-}" ] || cmd+=" SERIES_ONLY=\"$SERIES_ONLY\""
 	for v in "$@"; do
 		cmd+=" $v=\"${!v}\""
 	done
@@ -117,7 +122,8 @@ if [ "$BENCH_KERNEL" = both ]; then
 	write_meta "$out/meta" both "$name" $knobs
 	for k in base series; do
 		kernel=${k}_kernel
-		VM_OUT=$out/$k KERNEL=${!kernel} VM_ACCEL=tcg VM_ENV="ICOUNT $knobs" \
+		BENCH_BOOT=$k VM_OUT=$out/$k KERNEL=${!kernel} VM_ACCEL=tcg \
+			VM_ENV="ICOUNT BENCH_BOOT $knobs" \
 			VM_TIMEOUT=${VM_TIMEOUT:-5400} "$TOP/scripts/vm/vm-exec.sh" "$script"
 		echo "load-after-$k: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta"
 	done
@@ -127,7 +133,10 @@ for k in "${kernels[@]}"; do
 	out=$(new_run "bench-$name")
 	# shellcheck disable=SC2086 # one word per knob
 	write_meta "$out/meta" "$k" "$name" $knobs
-	VM_OUT=$out KERNEL=$k VM_ACCEL=tcg VM_ENV="ICOUNT $knobs" \
+	boot=$BENCH_KERNEL
+	[ "$k" = "$(kernel_image "$BUILD")" ] || boot=other
+	BENCH_BOOT=$boot VM_OUT=$out KERNEL=$k VM_ACCEL=tcg \
+		VM_ENV="ICOUNT BENCH_BOOT $knobs" \
 		VM_TIMEOUT=${VM_TIMEOUT:-5400} "$TOP/scripts/vm/vm-exec.sh" "$script"
 	echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta"
 done
