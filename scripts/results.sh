@@ -40,7 +40,9 @@ ALLOW=scripts/check/figures.allow
 # The runs the published figures come from.  A re-measurement commits a
 # new directory under Documentation/runs/ and changes the id here.
 FLUSH_RUN=20261205-191045-bench-flush.JG6t
-FLUSH_BASE_RUN=20261204-192136-bench-flush.4oAb
+# Plain deletes, the base kernel against series 1 and 2 (SERIES_ONLY),
+# one run of both kernels.
+PLAIN_RUN=20261206-111931-bench-flush.vTBh
 DEMUX_RUN=20261205-201151-bench-demux.0Ddm
 RING_RUN=20261205-201558-bench-ring.3Cis
 # The filtered flushes: stock ip against the iproute2 companion's ip.
@@ -240,11 +242,10 @@ fig_flag_vs_secfirst() {
 }
 
 # plain_vs_base LAYOUT,N...: promote_secondaries=0 in dump order, base
-# kernel against the series: two boots, so per-row ratios only.
+# kernel against the series (series 1 and 2): the two boots of PLAIN_RUN.
 plain_vs_base() {
-	local b=$FLUSH_BASE_RUN s=$FLUSH_RUN row l n x y
-	need "$b"
-	need "$s"
+	local b=$PLAIN_RUN/base s=$PLAIN_RUN/series row l n x y
+	need "$PLAIN_RUN"
 	echo "  seconds to empty a device       base    series  base/series"
 	for row in "$@"; do
 		l=${row%,*} n=${row#*,}
@@ -263,9 +264,9 @@ fig_plain_vs_base() {
 
 # Patch 2.4: many subnets and /32s, where the walk of __inet_del_ifa()
 # stops (with patch 2.2's fast path, also in the series kernel); and how
-# a /32 flush grows within the series run.
+# a /32 flush grows within the series boot.
 fig_walk_stop() {
-	local s=$FLUSH_RUN
+	local s=$PLAIN_RUN/series
 	plain_vs_base rfc,20000 rfc,40000 host,20000 host,40000
 	printf '  %s %s, %s %s\n' \
 		"series, from 20,000 to 40,000 /32s: stock ip" \
@@ -358,9 +359,14 @@ measured() {
 		echo "$(meta "$1" kernel-base | sed 's/ [^ ]*$//') with the same config fragments, no patch; scripts of commit $rev"
 		return
 	fi
-	case $(meta "$1" command) in
+	local cmd what="the series" only
+	cmd=$(meta "$1" command)
+	only=$(sed -n 's/.*SERIES_ONLY="\([^"]*\)".*/\1/p' <<<"$cmd")
+	[ -z "$only" ] || what="the series $only"
+	case $cmd in
 	*'BENCH_KERNEL="base"'*) echo "the base kernel, no patch; scripts of commit $rev" ;;
-	*) echo "the series as in patches/ of commit $rev" ;;
+	*'BENCH_KERNEL="both"'*) echo "the base kernel, no patch, then $what as in patches/ of commit $rev, one boot each" ;;
+	*) echo "$what as in patches/ of commit $rev" ;;
 	esac
 }
 
@@ -443,7 +449,17 @@ fig_packet_netns() {
 		"$(cell "$PNETNS_RUN" kernel "instr per ARP" '*' "$n" p0 one)"
 }
 
-fig_md_flush_base() { fig_md_flush "$FLUSH_BASE_RUN"; }
+# A bench-flush run of both kernels: its header, then each boot's table.
+fig_md_flush_both() {
+	local k
+	run_header "$1"
+	for k in base series; do
+		echo "The $k kernel's boot:"
+		echo
+		sed -n '/^Kernel /,$p' "$RUNS/$1/$k/output"
+		echo
+	done
+}
 
 # A bench-packet-netns run: its table as printed, its notes ("# " lines)
 # in a code block after it.
@@ -573,7 +589,7 @@ figure() {
 	md-packet-netns) fig_md_pnetns "$PNETNS_RUN" ;;
 	md-packet-netns-old) fig_md_pnetns "$PNETNS_OLD_RUN" ;;
 	md-flush-series) fig_md_flush_series ;;
-	md-flush-base) fig_md_flush_base ;;
+	md-flush-plain) fig_md_flush_both "$PLAIN_RUN" ;;
 	flush6) fig_flush6 ;;
 	md-flush6) fig_md_raw "$FLUSH6_RUN" ;;
 	add-host) fig_add_host ;;
@@ -585,7 +601,7 @@ figure() {
 fig_runs() {
 	case $1 in
 	flush-cost | flag-vs-secfirst) echo "$FLUSH_RUN" ;;
-	plain-vs-base | walk-stop) echo "base:$FLUSH_BASE_RUN series:$FLUSH_RUN" ;;
+	plain-vs-base | walk-stop) echo "$PLAIN_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
 	flush6) echo "$FLUSH6_RUN" ;;
 	add-host)
@@ -1106,7 +1122,8 @@ cd "$TOP"
 
 # The runs of the series kernel measured the code as posted (the filtered
 # flush run, the iproute2 companion's too).
-for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN" "$ADD_RUN"; do
+for r in "$FLUSH_RUN" "$DEMUX_RUN" "$RING_RUN" "$PNETNS_RUN" "$ADD_RUN" \
+	"$PLAIN_RUN"; do
 	[ -z "$r" ] || same_code "$r" || rc=1
 done
 # (the IPv6 run has the companion's ip only if its command names one)
@@ -1121,7 +1138,7 @@ done
 # Each run with the helpers its figures come from (bench-flush builds
 # both flushers; the IPv4 figures use flush_bench, the IPv6 ones
 # flush6_bench).
-for r in "$FLUSH_RUN flush_bench" "$FLUSH_BASE_RUN flush_bench" \
+for r in "$FLUSH_RUN flush_bench" "$PLAIN_RUN flush_bench" \
 	"$DEMUX_RUN edmx_bench" "$RING_RUN ring_bench" "$FILT_RUN flush_bench" \
 	"$PNETNS_RUN pnetns_bench" "$PNETNS_OLD_RUN pnetns_bench" \
 	"$FLUSH6_RUN flush6_bench" "$ADD_RUN flush_bench${ADD_BASE_RUN:+ }${ADD_BASE_RUN:-" churn_bench"}" \
