@@ -15,6 +15,8 @@
 # run has kernel-image:, ...), and the same script boots once per kernel
 # with its results in the run's base/ and series/ (each with its own
 # output, vm-mode, rc, dmesg: scripts/vm/vm-exec.sh's VM_OUT), base first.
+# bench-packet-netns (series only) is a run of two kernels too: the series
+# kernel and Debian's 6.12, in series/ and 6.12/.
 # The guest's BENCH_BOOT says which kernel it booted: base, series, or
 # other (bench-packet-netns's 6.12); it is not a knob of the run.
 set -euo pipefail
@@ -34,12 +36,12 @@ kernel_up_to_date
 # per-row ratios between two boots (each run cites its own meta); both:
 # the series kernel's image and tree kept before variant_kernel moves
 # $BUILD (and $SRC's branch) to the base.
+[ "$name" != packet-netns ] || [ "${BENCH_KERNEL:=series}" = series ] ||
+	die "BENCH_KERNEL=$BENCH_KERNEL: not with bench-packet-netns (it boots 6.12 beside the series)"
 case ${BENCH_KERNEL:=series} in
 series) ;;
 base) variant_kernel bench-base SKIP_SERIES=1 ;;
 both)
-	[ "$name" != packet-netns ] ||
-		die "BENCH_KERNEL=both: not with bench-packet-netns (it boots 6.12 beside the series)"
 	series_kernel=$(kernel_image "$BUILD")
 	series_tree=$(git -C "$SRC" rev-parse HEAD)
 	variant_kernel bench-base SKIP_SERIES=1
@@ -55,12 +57,12 @@ esac
 # as nothing timed reads the 9p root (scripts/vm/vm-exec.sh).  ICOUNT is
 # passed into the guest for the reports.
 export ICOUNT=${ICOUNT:-1}
-kernels=("$(kernel_image "$BUILD")")
+BUILD_KERNEL=$(kernel_image "$BUILD")
 
 # kernel_meta KERNEL TREE [SUFFIX]: the meta lines of one kernel: the
 # applied kernel tree (TREE), or, when TREE is empty, the base version of
 # another cache's kernel (bench-packet-netns: 6.12); its image and config.
-# SUFFIX (-base, -series) names the kernel in a run of both.
+# SUFFIX (-base, -series, -6.12) names the kernel in a run of two.
 kernel_meta() {
 	local kernel=$1 tree=$2 sfx=${3:-}
 	if [ -n "$tree" ]; then
@@ -75,7 +77,8 @@ kernel_meta() {
 # write_meta FILE KERNEL NAME KNOB...: what make results cites for a run
 # (scripts/results.sh): the command that reproduces it, the revisions of
 # this repository and of the applied kernel tree, the kernel image (KERNEL
-# "both": the base's and the series', with their trees), the mode, the
+# "both": the base's and the series', with their trees; "old": the
+# series' and 6.12's), the mode, the
 # host load.  The knobs' values are those of this run.
 write_meta() {
 	local file=$1 kernel=$2 name=$3 v cmd
@@ -94,11 +97,11 @@ write_meta() {
 		if [ "$kernel" = both ]; then
 			kernel_meta "$base_kernel" "$base_tree" -base
 			kernel_meta "$series_kernel" "$series_tree" -series
-		elif [ "$kernel" = "$(kernel_image "$BUILD")" ]; then
-			kernel_meta "$kernel" "$(git -C "$SRC" rev-parse HEAD)"
+		elif [ "$kernel" = old ]; then
+			kernel_meta "$series_kernel" "$series_tree" -series
+			kernel_meta "$old_kernel" "" -6.12
 		else
-			# another cache's kernel (bench-packet-netns: 6.12)
-			kernel_meta "$kernel" ""
+			kernel_meta "$kernel" "$(git -C "$SRC" rev-parse HEAD)"
 		fi
 		# the iproute2 companion, built outside this repository
 		if [ -n "${BENCH_IP_PATCHED:-}" ]; then
@@ -108,35 +111,42 @@ write_meta() {
 		echo "load-before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	} >"$file"
 }
-# The keepalived case also runs on Debian's 6.12, from before per-netns
-# packet hooks, built with the same config fragments, one boot each.
-if [ "$name" = packet-netns ]; then
+knobs=$(env | sed -n 's/^\(BENCH_[A-Z0-9_]*\)=.*/\1/p' | sort | tr '\n' ' ')
+# Two kernels in one run: both (base/, series/) or, for the keepalived
+# case, the series kernel and Debian's 6.12, from before per-netns packet
+# hooks, built with the same config fragments (series/, 6.12/).
+pair=
+if [ "$BENCH_KERNEL" = both ]; then
+	pair=both boots=(base series)
+elif [ "$name" = packet-netns ]; then
 	"$script" --old-kernel
-	kernels+=("$(kernel_image "$CACHE/old-6.12/build")")
+	series_kernel=$(kernel_image "$BUILD")
+	series_tree=$(git -C "$SRC" rev-parse HEAD)
+	old_kernel=$(kernel_image "$CACHE/old-6.12/build")
+	pair=old boots=(series 6.12)
 	export VM_MEM=${VM_MEM:-4G}
 fi
-knobs=$(env | sed -n 's/^\(BENCH_[A-Z0-9_]*\)=.*/\1/p' | sort | tr '\n' ' ')
-if [ "$BENCH_KERNEL" = both ]; then
+if [ -n "$pair" ]; then
 	out=$(new_run "bench-$name")
 	# shellcheck disable=SC2086 # one word per knob
-	write_meta "$out/meta" both "$name" $knobs
-	for k in base series; do
-		kernel=${k}_kernel
-		BENCH_BOOT=$k VM_OUT=$out/$k KERNEL=${!kernel} VM_ACCEL=tcg \
+	write_meta "$out/meta" "$pair" "$name" $knobs
+	for k in "${boots[@]}"; do
+		case $k in
+		base) kernel=$base_kernel boot=base ;;
+		series) kernel=$series_kernel boot=series ;;
+		*) kernel=$old_kernel boot=other ;;
+		esac
+		BENCH_BOOT=$boot VM_OUT=$out/$k KERNEL=$kernel VM_ACCEL=tcg \
 			VM_ENV="ICOUNT BENCH_BOOT $knobs" \
 			VM_TIMEOUT=${VM_TIMEOUT:-5400} "$TOP/scripts/vm/vm-exec.sh" "$script"
 		echo "load-after-$k: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta"
 	done
 	exit 0
 fi
-for k in "${kernels[@]}"; do
-	out=$(new_run "bench-$name")
-	# shellcheck disable=SC2086 # one word per knob
-	write_meta "$out/meta" "$k" "$name" $knobs
-	boot=$BENCH_KERNEL
-	[ "$k" = "$(kernel_image "$BUILD")" ] || boot=other
-	BENCH_BOOT=$boot VM_OUT=$out KERNEL=$k VM_ACCEL=tcg \
-		VM_ENV="ICOUNT BENCH_BOOT $knobs" \
-		VM_TIMEOUT=${VM_TIMEOUT:-5400} "$TOP/scripts/vm/vm-exec.sh" "$script"
-	echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta"
-done
+out=$(new_run "bench-$name")
+# shellcheck disable=SC2086 # one word per knob
+write_meta "$out/meta" "$BUILD_KERNEL" "$name" $knobs
+BENCH_BOOT=$BENCH_KERNEL VM_OUT=$out KERNEL=$BUILD_KERNEL VM_ACCEL=tcg \
+	VM_ENV="ICOUNT BENCH_BOOT $knobs" \
+	VM_TIMEOUT=${VM_TIMEOUT:-5400} "$TOP/scripts/vm/vm-exec.sh" "$script"
+echo "load-after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta"
