@@ -49,8 +49,7 @@ RING_RUN=20261205-201558-bench-ring.3Cis
 FILT_RUN=20261205-191316-bench-flush.MKbH
 # The keepalived case: the series kernel, then Debian's 6.12 (one
 # make bench-packet-netns, two boots).
-PNETNS_RUN=20261205-201723-bench-packet-netns.mVbk
-PNETNS_OLD_RUN=20261205-202043-bench-packet-netns.uDrU
+PNETNS_RUN=20261206-115838-bench-packet-netns.IgFA
 # IPv6 flushes: stock ip against an ip that sends one bulk request.
 FLUSH6_RUN=20261206-003919-bench-flush.AmW2
 # Adds (series 5): one run of both kernels (make bench-flush
@@ -86,11 +85,13 @@ die() {
 
 # need RUN: the run's directory, or die if a file is missing: its meta
 # and output, or, for a run of both kernels (bench.sh BENCH_KERNEL=both),
-# its meta and the output of each kernel's boot, base/ and series/.
+# its meta and the output of each kernel's boot, base/ and series/ (the
+# keepalived case: series/ and 6.12/).
 need() {
 	local f files=(meta output)
 	[ -n "$1" ] || die "a figure needs a run that is not set"
 	[ ! -d "$RUNS/$1/base" ] || files=(meta base/output series/output)
+	[ ! -d "$RUNS/$1/6.12" ] || files=(meta series/output 6.12/output)
 	for f in "${files[@]}"; do
 		[ -f "$RUNS/$1/$f" ] || die "Documentation/runs/$1/$f missing"
 	done
@@ -363,6 +364,10 @@ measured() {
 	cmd=$(meta "$1" command)
 	only=$(sed -n 's/.*SERIES_ONLY="\([^"]*\)".*/\1/p' <<<"$cmd")
 	[ -z "$only" ] || what="the series $only"
+	if [ -n "$(meta "$1" kernel-base-6.12)" ]; then
+		echo "$what as in patches/ of commit $rev, then $(meta "$1" kernel-base-6.12 | sed 's/ [^ ]*$//') with the same config fragments, no patch, one boot each"
+		return
+	fi
 	case $cmd in
 	*'BENCH_KERNEL="base"'*) echo "the base kernel, no patch; scripts of commit $rev" ;;
 	*'BENCH_KERNEL="both"'*) echo "the base kernel, no patch, then $what as in patches/ of commit $rev, one boot each" ;;
@@ -421,20 +426,19 @@ fig_md_flush_series() { fig_md_flush "$FLUSH_RUN" noip; }
 # on both kernels (exact counts, so two boots compare), and what the
 # socket costs per ARP on the series kernel.
 fig_packet_netns() {
-	local n t o s ns col="packet_rcv per ARP"
+	local n t o s ns col="packet_rcv per ARP" r=$PNETNS_RUN/series
 	need "$PNETNS_RUN"
-	need "$PNETNS_OLD_RUN"
 	# the namespace counts of the run with keepalived (kad) rows
 	ns=$(awk -F' [|] ' '$3 == "kad" && !seen[$2]++ { print $2 }' \
-		"$RUNS/$PNETNS_RUN/output")
+		"$RUNS/$r/output")
 	echo "  packet_rcv() calls per broadcast ARP, with keepalived (one VRRP"
 	echo "  instance, its ETH_P_ARP socket) in each of N namespaces:"
 	echo
 	printf '  %-28s %8s %10s\n' "N namespaces, ARP into" "6.12" "this tree"
 	for n in $ns; do
 		for t in one all; do
-			o=$(cell "$PNETNS_OLD_RUN" kernel "$col" '*' "$n" kad "$t")
-			s=$(cell "$PNETNS_RUN" kernel "$col" '*' "$n" kad "$t")
+			o=$(cell "$PNETNS_RUN/6.12" kernel "$col" '*' "$n" kad "$t")
+			s=$(cell "$r" kernel "$col" '*' "$n" kad "$t")
 			if [ -z "$o" ] || [ -z "$s" ]; then continue; fi
 			printf '  %-28s %8s %10s\n' "$n, $t" \
 				"$(commas "$(printf '%.0f' "$o")")" "$(printf '%.0f' "$s")"
@@ -444,9 +448,9 @@ fig_packet_netns() {
 	n=${ns##*$'\n'}
 	printf '  guest instructions per ARP into one of %s namespaces, this tree:\n' "$n"
 	printf '  no packet socket %s, keepalived %s, a protocol-0 socket instead %s\n' \
-		"$(cell "$PNETNS_RUN" kernel "instr per ARP" '*' "$n" none one)" \
-		"$(cell "$PNETNS_RUN" kernel "instr per ARP" '*' "$n" kad one)" \
-		"$(cell "$PNETNS_RUN" kernel "instr per ARP" '*' "$n" p0 one)"
+		"$(cell "$r" kernel "instr per ARP" '*' "$n" none one)" \
+		"$(cell "$r" kernel "instr per ARP" '*' "$n" kad one)" \
+		"$(cell "$r" kernel "instr per ARP" '*' "$n" p0 one)"
 }
 
 # A bench-flush run of both kernels: its header, then each boot's table.
@@ -461,14 +465,20 @@ fig_md_flush_both() {
 	done
 }
 
-# A bench-packet-netns run: its table as printed, its notes ("# " lines)
-# in a code block after it.
+# fig_md_pnetns RUN BOOT: one boot (series, 6.12) of a bench-packet-netns
+# run: its table as printed, its notes ("# " lines) in a code block after
+# it; the run's header above the series boot.
 fig_md_pnetns() {
-	run_header "$1"
-	grep '^|' "$RUNS/$1/output"
+	if [ "$2" = series ]; then
+		run_header "$1"
+	else
+		echo "The $2 kernel's boot of run \`$1\`:"
+		echo
+	fi
+	grep '^|' "$RUNS/$1/$2/output"
 	echo
 	echo '```'
-	sed -n 's/^# //p' "$RUNS/$1/output"
+	sed -n 's/^# //p' "$RUNS/$1/$2/output"
 	echo '```'
 }
 
@@ -586,8 +596,8 @@ figure() {
 	md-demux) fig_md_raw "$DEMUX_RUN" ;;
 	md-ring) fig_md_raw "$RING_RUN" ;;
 	packet-netns) fig_packet_netns ;;
-	md-packet-netns) fig_md_pnetns "$PNETNS_RUN" ;;
-	md-packet-netns-old) fig_md_pnetns "$PNETNS_OLD_RUN" ;;
+	md-packet-netns) fig_md_pnetns "$PNETNS_RUN" series ;;
+	md-packet-netns-old) fig_md_pnetns "$PNETNS_RUN" 6.12 ;;
 	md-flush-series) fig_md_flush_series ;;
 	md-flush-plain) fig_md_flush_both "$PLAIN_RUN" ;;
 	flush6) fig_flush6 ;;
@@ -611,7 +621,7 @@ fig_runs() {
 			echo "$ADD_RUN"
 		fi
 		;;
-	packet-netns) echo "6.12:$PNETNS_OLD_RUN series:$PNETNS_RUN" ;;
+	packet-netns) echo "$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
 	esac
 }
@@ -1140,7 +1150,7 @@ done
 # flush6_bench).
 for r in "$FLUSH_RUN flush_bench" "$PLAIN_RUN flush_bench" \
 	"$DEMUX_RUN edmx_bench" "$RING_RUN ring_bench" "$FILT_RUN flush_bench" \
-	"$PNETNS_RUN pnetns_bench" "$PNETNS_OLD_RUN pnetns_bench" \
+	"$PNETNS_RUN pnetns_bench" \
 	"$FLUSH6_RUN flush6_bench" "$ADD_RUN flush_bench${ADD_BASE_RUN:+ }${ADD_BASE_RUN:-" churn_bench"}" \
 	"$ADD_BASE_RUN flush_bench"; do
 	# shellcheck disable=SC2086 # the run and its helpers
