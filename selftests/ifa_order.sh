@@ -317,48 +317,18 @@ gone()
 	! ip -n "$ns" -4 -o addr show dev d0 | grep -qF " $1 "
 }
 
-# lifetime 0|1: a primary that expires, with promote_secondaries 0 or 1;
-# another primary before it and one after it.
+# lifetime WHAT 0|1 WANT ADDR...: with promote_secondaries 0 or 1, the
+# addresses ADDR (/24s of 10.1.0.0, its primary 10.1.0.1 first) expire,
+# in one run of the lifetime check or one after the other; another
+# primary before their subnet and one after it, the subnet's other
+# secondaries permanent; WANT: the addresses left.
 lifetime()
 {
-	local name="lifetime: expiry with promote_secondaries=$1"
-	local want
+	local name="lifetime: $1 promote_secondaries=$2" pro=$2 want=$3 a
 
+	shift 3
 	case_setup "$name" || return
-	promote "$1"
-	check_err $? "setting promote_secondaries failed"
-	add 10.0.0.1/24
-	add 10.1.0.1/24
-	add 10.2.0.1/24
-	add 10.1.0.2/24
-	add 10.1.0.3/24
-	ip -n "$ns" addr change 10.1.0.1/24 dev d0 valid_lft 1 preferred_lft 1
-	check_err $? "giving 10.1.0.1/24 a lifetime failed"
-	slowwait 10 gone 10.1.0.1/24
-	check_err $? "10.1.0.1/24 did not expire"
-	if [[ $1 == 1 ]]; then
-		want="10.0.0.1/24 global, 10.2.0.1/24 global, \
-10.1.0.2/24 global, 10.1.0.3/24 global sec"
-	else
-		want="10.0.0.1/24 global, 10.2.0.1/24 global"
-	fi
-	expect "after the expiry" "$want"
-	log_test "$name"
-}
-
-test_lifetime_promote() { lifetime 1; }
-test_lifetime_no_promote() { lifetime 0; }
-
-# lifetime_together 0|1: a primary and the first secondary of its subnet
-# expire, in one run of the lifetime check or one after the other; the
-# subnet's other secondary is permanent.
-lifetime_together()
-{
-	local name="lifetime: two of a subnet expire, promote_secondaries=$1"
-	local want a
-
-	case_setup "$name" || return
-	promote "$1"
+	promote "$pro"
 	check_err $? "setting promote_secondaries failed"
 	add 10.0.0.1/24
 	add 10.1.0.1/24
@@ -367,27 +337,42 @@ lifetime_together()
 	add 10.1.0.3/24
 	# The lifetimes once every address is there: on a slow kernel an
 	# address given one at its add can expire before the next add.
-	for a in 10.1.0.1 10.1.0.2; do
+	for a in "$@"; do
 		ip -n "$ns" addr change "$a/24" dev d0 \
 			valid_lft 1 preferred_lft 1
 		check_err $? "giving $a/24 a lifetime failed"
 	done
-	slowwait 10 gone 10.1.0.1/24
-	check_err $? "10.1.0.1/24 did not expire"
-	slowwait 10 gone 10.1.0.2/24
-	check_err $? "10.1.0.2/24 did not expire"
-	if [[ $1 == 1 ]]; then
-		want="10.0.0.1/24 global, 10.2.0.1/24 global, \
-10.1.0.3/24 global"
-	else
-		want="10.0.0.1/24 global, 10.2.0.1/24 global"
-	fi
+	for a in "$@"; do
+		slowwait 10 gone "$a/24"
+		check_err $? "$a/24 did not expire"
+	done
 	expect "after the expiry" "$want"
 	log_test "$name"
 }
 
-test_lifetime_together_promote() { lifetime_together 1; }
-test_lifetime_together_no_promote() { lifetime_together 0; }
+test_lifetime_promote()
+{
+	lifetime "expiry with" 1 "10.0.0.1/24 global, 10.2.0.1/24 global, \
+10.1.0.2/24 global, 10.1.0.3/24 global sec" 10.1.0.1
+}
+
+test_lifetime_no_promote()
+{
+	lifetime "expiry with" 0 "10.0.0.1/24 global, 10.2.0.1/24 global" 10.1.0.1
+}
+
+test_lifetime_together_promote()
+{
+	lifetime "two of a subnet expire," 1 \
+		"10.0.0.1/24 global, 10.2.0.1/24 global, 10.1.0.3/24 global" \
+		10.1.0.1 10.1.0.2
+}
+
+test_lifetime_together_no_promote()
+{
+	lifetime "two of a subnet expire," 0 \
+		"10.0.0.1/24 global, 10.2.0.1/24 global" 10.1.0.1 10.1.0.2
+}
 
 require_command jq
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit "$ksft_skip"; }
