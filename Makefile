@@ -79,7 +79,7 @@ help:
 ##   CHECK_BISECT_SELFTEST=1  check-bisect: only its self-test [0]
 ##   BISECT_SERIES=N-tree-topic  check-bisect: build only the prefixes that end in that series [unset: all]
 ##   FRESH_ROOT=dir    where check-fresh makes its root [/var/tmp/netseries-fresh]
-##   BENCH_KERNEL=series|base|both  bench-*: the kernel measured, base = without the series, both = one run, a boot of each (not bench-packet-netns) [series]
+##   BENCH_KERNEL=series|base|both  bench-*: the kernel measured, base = without the series, both = one run, a boot of each (bench-packet-netns: series only, a boot of it and of 6.12) [series]
 ##   BENCH_ONE, BENCH_RFC, BENCH_HOST, BENCH_FILT="n ..."  bench-flush sizes per layout [10000 20000 40000]
 ##   BENCH_HOST6, BENCH_ONE6="n ..."  bench-flush's IPv6 layouts (/128s; one /64) [none]; BENCH_IP6_MAX [none]
 ##   BENCH_PER=n       bench-flush: addresses per /24 [250]

@@ -11,11 +11,10 @@
 #   scripts/results.sh show FIG  print one figure (to paste into a commit
 #                                message of $CACHE/dev, then make patches)
 #
-# The figures are defined below, each from ONE run (FLUSH_RUN...), or,
-# where it compares two kernels, from one run that booted both
-# (bench.sh BENCH_KERNEL=both: its base/ and series/ outputs) or from two
-# boots of the same command that it names both of; ratios are computed
-# here, never typed.  Where they appear:
+# The figures are defined below, each from ONE run (FLUSH_RUN...); where
+# it compares two kernels, from one run that booted both (bench.sh
+# BENCH_KERNEL=both: its base/ and series/ outputs; bench-packet-netns:
+# series/ and 6.12/); ratios are computed here, never typed.  Where they appear:
 #   - Markdown: between "<!-- results: FIG -->" and "<!-- end results -->";
 #   - patches/: verbatim in the patch named in FIGURES_IN (a commit message
 #     cannot carry markers; the check finds the figure's text in it).
@@ -47,17 +46,14 @@ DEMUX_RUN=20261205-201151-bench-demux.0Ddm
 RING_RUN=20261205-201558-bench-ring.3Cis
 # The filtered flushes: stock ip against the iproute2 companion's ip.
 FILT_RUN=20261205-191316-bench-flush.MKbH
-# The keepalived case: the series kernel, then Debian's 6.12 (one
-# make bench-packet-netns, two boots).
+# The keepalived case: the series kernel, then Debian's 6.12 (one run,
+# a boot of each).
 PNETNS_RUN=20261206-115838-bench-packet-netns.IgFA
 # IPv6 flushes: stock ip against an ip that sends one bulk request.
 FLUSH6_RUN=20261206-003919-bench-flush.AmW2
 # Adds (series 5): one run of both kernels (make bench-flush
-# BENCH_KERNEL=both: its base/ and series/ outputs), ADD_BASE_RUN empty;
-# or, as measured first, /32s on the series kernel (ADD_RUN), then on the
-# base kernel (ADD_BASE_RUN), two runs (fig_add_host).
+# BENCH_KERNEL=both: its base/ and series/ outputs).
 ADD_RUN=20261206-085921-bench-flush.Cps1
-ADD_BASE_RUN=
 
 # The patches each figure must appear in, verbatim.
 FIGURES_IN=(
@@ -482,36 +478,6 @@ fig_md_pnetns() {
 	echo '```'
 }
 
-# Series 5: adding /32s one request each (flush_bench -a, one netlink
-# socket), base kernel against the series, and deleting them one request
-# each in dump order (plain, as stock ip sends them); two boots, so
-# per-row ratios, and each kernel's growth within its own run.  The
-# figure of the first measurement, two runs (ADD_BASE_RUN set); with one
-# run of both kernels, fig_add.
-fig_add_host() {
-	local b=$ADD_BASE_RUN s=$ADD_RUN n m x y
-	if [ -z "$b" ]; then
-		fig_add
-		return
-	fi
-	need "$b"
-	need "$s"
-	echo "  seconds, N /32s              base    series  base/series"
-	for m in add plain; do
-		for n in 40000 80000; do
-			x=$(val "$b" host "$n" "$m") y=$(val "$s" host "$n" "$m")
-			printf '  %-25s %10s %9s %12s\n' \
-				"${m/plain/deletes}$([ "$m" = add ] && echo s) $(commas "$n")" "${x:--}" \
-				"${y:--}" "$(ratio "$x" "$y")"
-		done
-	done
-	printf '  from 40,000 to 80,000: adds %s on base, %s on the series;\n' \
-		"$(grew "$b" host add 40000 80000)" "$(grew "$s" host add 40000 80000)"
-	printf '  deletes %s on base, %s on the series\n' \
-		"$(grew "$b" host plain 40000 80000)" \
-		"$(grew "$s" host plain 40000 80000)"
-}
-
 # add_sizes RUN KNOB: the sizes of a knob in the run's command.
 add_sizes() {
 	sed -n "s/^command: .*$2=\"\([0-9 ]*\)\".*/\1/p" "$RUNS/$1/meta"
@@ -602,7 +568,7 @@ figure() {
 	md-flush-plain) fig_md_flush_both "$PLAIN_RUN" ;;
 	flush6) fig_flush6 ;;
 	md-flush6) fig_md_raw "$FLUSH6_RUN" ;;
-	add-host) fig_add_host ;;
+	add-host) fig_add ;;
 	*) die "no figure $1" ;;
 	esac
 }
@@ -614,13 +580,7 @@ fig_runs() {
 	plain-vs-base | walk-stop) echo "$PLAIN_RUN" ;;
 	filtered) echo "$FILT_RUN" ;;
 	flush6) echo "$FLUSH6_RUN" ;;
-	add-host)
-		if [ -n "$ADD_BASE_RUN" ]; then
-			echo "base:$ADD_BASE_RUN series:$ADD_RUN"
-		else
-			echo "$ADD_RUN"
-		fi
-		;;
+	add-host) echo "$ADD_RUN" ;;
 	packet-netns) echo "$PNETNS_RUN" ;;
 	*) die "no runs for figure $1" ;;
 	esac
@@ -1151,8 +1111,7 @@ done
 for r in "$FLUSH_RUN flush_bench" "$PLAIN_RUN flush_bench" \
 	"$DEMUX_RUN edmx_bench" "$RING_RUN ring_bench" "$FILT_RUN flush_bench" \
 	"$PNETNS_RUN pnetns_bench" \
-	"$FLUSH6_RUN flush6_bench" "$ADD_RUN flush_bench${ADD_BASE_RUN:+ }${ADD_BASE_RUN:-" churn_bench"}" \
-	"$ADD_BASE_RUN flush_bench"; do
+	"$FLUSH6_RUN flush6_bench" "$ADD_RUN flush_bench churn_bench"; do
 	# shellcheck disable=SC2086 # the run and its helpers
 	[ -z "${r%% *}" ] || same_inputs $r || rc=1
 done

@@ -8,9 +8,10 @@
 # BENCH_* variables in the header of each scripts/bench/bench-*.sh).
 #
 # BENCH_KERNEL: the kernel measured.  series (default): the series kernel;
-# base: the base kernel without the series instead (its own run, for
-# per-row ratios between two runs); both: the two kernels in ONE run: both
-# are built, one run directory gets one meta that names both images
+# base: the base kernel without the series instead (a run of its own;
+# a published figure that compares kernels takes one run of both);
+# both: the two kernels in ONE run: both are built, one run directory
+# gets one meta that names both images
 # (kernel-image-base:, kernel-image-series:, ... where a single-kernel
 # run has kernel-image:, ...), and the same script boots once per kernel
 # with its results in the run's base/ and series/ (each with its own
@@ -32,8 +33,7 @@ script=$TOP/scripts/bench/bench-$name.sh
 export EXTRA_CONFIG="$TOP/scripts/bench/bench.config${EXTRA_CONFIG:+ $EXTRA_CONFIG}"
 export BUILD=$CACHE/build-bench
 kernel_up_to_date
-# BENCH_KERNEL=base: the base kernel without the series instead, for
-# per-row ratios between two boots (each run cites its own meta); both:
+# BENCH_KERNEL=base: the base kernel without the series instead; both:
 # the series kernel's image and tree kept before variant_kernel moves
 # $BUILD (and $SRC's branch) to the base.
 [ "$name" != packet-netns ] || [ "${BENCH_KERNEL:=series}" = series ] ||
