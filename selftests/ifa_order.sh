@@ -358,7 +358,8 @@ test_lifetime_promote()
 
 test_lifetime_no_promote()
 {
-	lifetime "expiry with" 0 "10.0.0.1/24 global, 10.2.0.1/24 global" 10.1.0.1
+	lifetime "expiry with" 0 "10.0.0.1/24 global, 10.2.0.1/24 global" \
+		10.1.0.1
 }
 
 test_lifetime_together_promote()
